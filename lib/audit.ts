@@ -1,0 +1,41 @@
+// The audit trail: who did what to which thing, when and why. Written in the
+// same transaction as the change it describes, so neither exists without the other.
+import os from "node:os";
+import type { Tx } from "@/lib/db";
+import type { ActorType } from "@/lib/generated/prisma/enums";
+
+export type Actor = { type: ActorType; id?: string; label: string };
+
+export const SYSTEM_ACTOR: Actor = { type: "SYSTEM", label: "tally" };
+
+/** The OS user running the CLI: the best identity a shell gives us. */
+export function cliActor(): Actor {
+  const user = os.userInfo().username || "unknown";
+  return { type: "CLI", id: user, label: `cli:${user}` };
+}
+
+export type AuditEntry = {
+  actor: Actor;
+  action: string;
+  subjectType: string;
+  subjectId: string;
+  tenantId?: string | null;
+  reason?: string | null;
+  details?: Record<string, unknown>;
+};
+
+export async function recordAudit(tx: Tx, entry: AuditEntry): Promise<void> {
+  await tx.auditLog.create({
+    data: {
+      actorType: entry.actor.type,
+      actorId: entry.actor.id ?? null,
+      actorLabel: entry.actor.label,
+      tenantId: entry.tenantId ?? null,
+      action: entry.action,
+      subjectType: entry.subjectType,
+      subjectId: entry.subjectId,
+      reason: entry.reason ?? null,
+      details: JSON.parse(JSON.stringify(entry.details ?? {}, (_k, v) => (typeof v === "bigint" ? v.toString() : v))),
+    },
+  });
+}

@@ -1,0 +1,67 @@
+// Every tunable Tally reads from the environment, with its default, validated once.
+// Nothing else reads process.env: a typo in a variable name fails here, loudly.
+import { z } from "zod";
+
+const int = (fallback: number) => z.coerce.number().int().nonnegative().default(fallback);
+const flag = z
+  .enum(["0", "1", "true", "false", ""])
+  .default("0")
+  .transform((v) => v === "1" || v === "true");
+
+const schema = z.object({
+  DATABASE_URL: z.string().url().optional(),
+  /// Embedded PostgreSQL (used when DATABASE_URL is unset).
+  TALLY_PG_PORT: int(54329),
+  TALLY_DATA_DIR: z.string().optional(),
+
+  /// Ingest.
+  TALLY_MAX_BODY_BYTES: int(1024 * 1024),
+  TALLY_SECRET_CACHE_TTL_MS: int(30_000),
+  TALLY_DB_POOL_SIZE: int(20),
+
+  /// Worker.
+  TALLY_WORKER_POLL_MS: int(1000),
+  TALLY_WORKER_BATCH: int(10),
+  TALLY_SWEEP_INTERVAL_MS: int(120_000),
+  TALLY_STALE_CLAIM_MS: int(300_000),
+  TALLY_MAX_ATTEMPTS: int(10),
+  TALLY_WORKER_METRICS_PORT: int(0),
+
+  /// Outbox dispatcher.
+  TALLY_OUTBOX_POLL_MS: int(1000),
+  TALLY_OUTBOX_BATCH: int(20),
+  TALLY_OUTBOX_LEASE_MS: int(60_000),
+  TALLY_OUTBOX_MAX_BACKOFF_MS: int(15 * 60_000),
+  TALLY_RECEIPTS_FILE: z.string().optional(),
+  TALLY_SMTP_URL: z.string().optional(),
+  TALLY_RECEIPT_FROM: z.string().default("receipts@tally.local"),
+
+  /// Fault hooks, for tests and benchmarks only. They make the worker slow,
+  /// kill it at a chosen point, or disable the claim to prove the tests notice.
+  TALLY_FAULT_WORKER_DELAY_MS: int(0),
+  TALLY_FAULT_KILL_AT: z.enum(["", "after-ledger-write", "after-claim"]).default(""),
+  TALLY_FAULT_DISABLE_CLAIM: flag,
+
+  NODE_ENV: z.string().default("development"),
+});
+
+export type Config = z.infer<typeof schema>;
+
+let cached: Config | undefined;
+
+/** The validated configuration; throws naming every bad variable. */
+export function config(): Config {
+  if (cached) return cached;
+  const parsed = schema.safeParse(process.env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+    throw new Error(`Invalid configuration: ${problems}`);
+  }
+  cached = parsed.data;
+  return cached;
+}
+
+/** Tests change the environment between cases; this forgets the cached read. */
+export function resetConfigForTests(): void {
+  cached = undefined;
+}

@@ -1,0 +1,86 @@
+// The tenant's endpoint and signing secrets, cached in memory so the
+// acknowledgement path costs one database round trip: the insert.
+// A secret added or revoked elsewhere takes effect within the TTL.
+import { config } from "@/lib/config";
+import { prisma } from "@/lib/db";
+import type { Provider } from "@/lib/generated/prisma/enums";
+
+export type EndpointKeys = {
+  tenantId: string;
+  endpointId: string;
+  provider: Provider;
+  toleranceSeconds: number;
+  settings: Record<string, unknown>;
+  secrets: { secret: string; expiresAt: Date | null }[];
+};
+
+export type EndpointLookup = { found: true; endpoint: EndpointKeys } | { found: false; missing: "tenant" | "endpoint" };
+
+type Entry = { expiresAt: number; value: Promise<EndpointLookup> };
+const cache = new Map<string, Entry>();
+
+// Unknown tenants are remembered briefly too, so a flood of bad URLs cannot
+// turn into a flood of queries, but a tenant created a moment ago soon works.
+const NEGATIVE_TTL_MS = 2000;
+
+async function load(slug: string, provider: Provider): Promise<EndpointLookup> {
+  const tenant = await prisma.tenant.findUnique({
+    where: { slug },
+    select: {
+      id: true,
+      endpoints: {
+        where: { provider, enabled: true },
+        select: {
+          id: true,
+          toleranceSeconds: true,
+          settings: true,
+          secrets: { where: { revokedAt: null }, select: { secret: true, expiresAt: true }, orderBy: { createdAt: "desc" } },
+        },
+      },
+    },
+  });
+  if (!tenant) return { found: false, missing: "tenant" };
+  const endpoint = tenant.endpoints[0];
+  if (!endpoint) return { found: false, missing: "endpoint" };
+  return {
+    found: true,
+    endpoint: {
+      tenantId: tenant.id,
+      endpointId: endpoint.id,
+      provider,
+      toleranceSeconds: endpoint.toleranceSeconds,
+      settings: (endpoint.settings ?? {}) as Record<string, unknown>,
+      secrets: endpoint.secrets,
+    },
+  };
+}
+
+/** Concurrent misses for one key share a single query. Failures are not cached. */
+export function lookupEndpoint(slug: string, provider: Provider, now = Date.now()): Promise<EndpointLookup> {
+  const key = `${slug}\u0000${provider}`;
+  const hit = cache.get(key);
+  if (hit && hit.expiresAt > now) return hit.value;
+  const value = load(slug, provider);
+  const entry: Entry = { expiresAt: now + config().TALLY_SECRET_CACHE_TTL_MS, value };
+  cache.set(key, entry);
+  value.then(
+    (result) => {
+      if (!result.found) entry.expiresAt = Math.min(entry.expiresAt, now + NEGATIVE_TTL_MS);
+    },
+    () => {
+      if (cache.get(key) === entry) cache.delete(key);
+    },
+  );
+  return value;
+}
+
+/** Secrets usable right now: not revoked (filtered at load) and not past their overlap window. */
+export function activeSecrets(endpoint: EndpointKeys, now = new Date()): string[] {
+  return endpoint.secrets.filter((s) => !s.expiresAt || s.expiresAt > now).map((s) => s.secret);
+}
+
+/** Forget cached entries, after a change made in this process (or in tests). */
+export function forgetEndpoints(slug?: string): void {
+  if (!slug) return cache.clear();
+  for (const key of cache.keys()) if (key.startsWith(`${slug}\u0000`)) cache.delete(key);
+}

@@ -1,0 +1,108 @@
+// The acknowledgement path: verify the signature over the bytes received, store
+// them untouched, say yes. No parsing, no ledger, no network: the acknowledgement
+// promises only that we hold the event; the worker acts on it later.
+import { config } from "@/lib/config";
+import { readBodyWithLimit } from "@/lib/body-limit";
+import { isDatabaseUnavailable, prisma } from "@/lib/db";
+import { activeSecrets, lookupEndpoint } from "@/lib/endpoint-cache";
+import type { EventSource } from "@/lib/generated/prisma/enums";
+import { metrics } from "@/lib/metrics";
+import { adapterFor } from "@/lib/providers";
+import type { ProviderAdapter, VerifyFailure } from "@/lib/providers/types";
+import { RAW_EVENTS_CHANNEL, wake } from "@/lib/wake";
+
+export type RejectReason = VerifyFailure | "unknown_provider" | "unknown_tenant" | "unknown_endpoint" | "body_too_large" | "database_unavailable";
+
+export type IngestOutcome =
+  | { ok: true; eventId: bigint; acknowledgement: { body: string; contentType: string } }
+  | { ok: false; status: 401 | 404 | 413 | 503; reason: RejectReason; message: string };
+
+export type Delivery = {
+  tenant: string;
+  provider: string;
+  headers: Headers;
+  body: ReadableStream<Uint8Array> | null;
+  source?: EventSource;
+};
+
+const DEFAULT_ACK = { body: '{"received":true}', contentType: "application/json" };
+const ALWAYS_KEPT = ["content-type", "user-agent"];
+
+function keptHeaders(headers: Headers, adapter: ProviderAdapter): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const name of [...ALWAYS_KEPT, ...adapter.headerNames]) {
+    const value = headers.get(name);
+    if (value !== null) kept[name] = value;
+  }
+  return kept;
+}
+
+function reject(provider: string, status: 401 | 404 | 413 | 503, reason: RejectReason, message: string): IngestOutcome {
+  metrics().webhooksRejected.inc({ provider, reason });
+  return { ok: false, status, reason, message };
+}
+
+export async function ingestWebhook(delivery: Delivery): Promise<IngestOutcome> {
+  const started = performance.now();
+  const adapter = adapterFor(delivery.provider);
+  if (!adapter) return reject("unknown", 404, "unknown_provider", `Unknown provider "${delivery.provider}"`);
+  const provider = adapter.provider;
+  const limit = config().TALLY_MAX_BODY_BYTES;
+
+  const declared = Number(delivery.headers.get("content-length") ?? NaN);
+  if (declared > limit) return reject(provider, 413, "body_too_large", `Body of ${declared} bytes exceeds the ${limit}-byte limit`);
+
+  let lookup;
+  try {
+    lookup = await lookupEndpoint(delivery.tenant, provider);
+  } catch (error) {
+    if (isDatabaseUnavailable(error)) return reject(provider, 503, "database_unavailable", "Database unavailable; nothing was stored, retry later");
+    throw error;
+  }
+  if (!lookup.found) {
+    return lookup.missing === "tenant"
+      ? reject(provider, 404, "unknown_tenant", `Unknown tenant "${delivery.tenant}"`)
+      : reject(provider, 404, "unknown_endpoint", `Tenant "${delivery.tenant}" has no enabled ${provider} endpoint`);
+  }
+  const endpoint = lookup.endpoint;
+
+  const read = await readBodyWithLimit(delivery.body, limit);
+  if (!read.ok) return reject(provider, 413, "body_too_large", `Body exceeds the ${limit}-byte limit`);
+  const rawBody = read.body;
+
+  const verdict = await adapter.verify({
+    rawBody,
+    headers: delivery.headers,
+    secrets: activeSecrets(endpoint),
+    toleranceSeconds: endpoint.toleranceSeconds,
+    now: Math.floor(Date.now() / 1000),
+    settings: endpoint.settings,
+  });
+  if (!verdict.ok) return reject(provider, 401, verdict.reason, verdict.message);
+
+  let eventId: bigint;
+  try {
+    const row = await prisma.rawEvent.create({
+      data: {
+        tenantId: endpoint.tenantId,
+        provider,
+        source: delivery.source ?? "WEBHOOK",
+        rawBody,
+        headers: keptHeaders(delivery.headers, adapter),
+        deliveryId: verdict.deliveryId,
+      },
+      select: { id: true },
+    });
+    eventId = row.id;
+  } catch (error) {
+    // Never acknowledge an event we do not durably hold: a 503 makes the provider retry.
+    if (isDatabaseUnavailable(error)) return reject(provider, 503, "database_unavailable", "Database unavailable; nothing was stored, retry later");
+    throw error;
+  }
+
+  wake(RAW_EVENTS_CHANNEL);
+  const m = metrics();
+  m.webhooksReceived.inc({ provider });
+  m.ackLatency.observe({ provider }, (performance.now() - started) / 1000);
+  return { ok: true, eventId, acknowledgement: adapter.acknowledgement ?? DEFAULT_ACK };
+}

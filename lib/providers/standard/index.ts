@@ -1,0 +1,10 @@
+import { parseStandard } from "@/lib/providers/standard/parse";
+import { STANDARD_HEADERS, verifyStandard } from "@/lib/providers/standard/verify";
+import type { ProviderAdapter } from "@/lib/providers/types";
+
+export const standard: ProviderAdapter = {
+  provider: "standard",
+  headerNames: STANDARD_HEADERS,
+  verify: verifyStandard,
+  parse: parseStandard,
+};

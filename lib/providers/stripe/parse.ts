@@ -1,0 +1,134 @@
+// Stripe events to money movements.
+//
+// | event type                                   | movement | reference                      | amount                         |
+// |----------------------------------------------|----------|--------------------------------|--------------------------------|
+// | payment_intent.succeeded                     | PAYMENT  | payment intent id (pi_…)       | amount_received                |
+// | charge.succeeded, charge.captured (captured) | PAYMENT  | payment_intent, else charge id | amount_captured, else amount   |
+// | refund.created/updated, charge.refund.updated (status succeeded) | REFUND | refund id (re_…) | amount |
+// | charge.refunded (with refunds.data)          | REFUND   | each succeeded refund id       | that refund's amount           |
+// | anything else                                | ignored  |                                |                                |
+//
+// The payment intent is the reference because it is what both payment event
+// types share, and what Stripe's balance report names (payment_intent_id), so
+// the same payment announced twice posts once and reconciles by the same key.
+// Account: metadata.account, else customer; a refund naming neither takes the
+// account of the payment it refunds. A payment naming neither is credited to
+// the tenant's "unallocated" account, visibly, rather than dropped.
+import { z } from "zod";
+import { currencyCode, describeZodError, looseBoolean, minorUnits, optionalText, parseJson, requiredText, timestamp } from "@/lib/providers/fields";
+import type { Movement, ParseResult } from "@/lib/providers/types";
+
+const metadata = z.record(z.string(), z.unknown()).nullish().transform((m) => m ?? {});
+const accountFrom = (meta: Record<string, unknown>, customer: string | undefined) => {
+  const fromMeta = meta.account;
+  return (typeof fromMeta === "string" && fromMeta !== "" ? fromMeta : typeof fromMeta === "number" ? String(fromMeta) : undefined) ?? customer ?? null;
+};
+
+const envelope = z.object({
+  id: requiredText,
+  type: z.string().min(1),
+  created: timestamp,
+  data: z.object({ object: z.record(z.string(), z.unknown()) }),
+});
+
+const paymentIntent = z.object({
+  id: requiredText,
+  amount_received: minorUnits,
+  currency: currencyCode,
+  customer: optionalText,
+  metadata,
+  created: timestamp.optional(),
+});
+
+const charge = z.object({
+  id: requiredText,
+  payment_intent: optionalText,
+  amount: minorUnits,
+  amount_captured: minorUnits.optional(),
+  captured: looseBoolean.optional(),
+  currency: currencyCode,
+  customer: optionalText,
+  metadata,
+  created: timestamp.optional(),
+});
+
+const refund = z.object({
+  id: requiredText,
+  amount: minorUnits,
+  currency: currencyCode,
+  status: optionalText,
+  charge: optionalText,
+  payment_intent: optionalText,
+  metadata,
+  created: timestamp.optional(),
+});
+
+const refundedCharge = charge.extend({
+  refunds: z.object({ data: z.array(refund) }).nullish(),
+});
+
+type Envelope = z.infer<typeof envelope>;
+
+function refundMovement(r: z.infer<typeof refund>, event: Envelope, fallback?: { account: string | null; payment?: string }): Movement {
+  return {
+    kind: "REFUND",
+    reference: r.id,
+    account: accountFrom(r.metadata, undefined) ?? fallback?.account ?? null,
+    paymentReference: r.payment_intent ?? r.charge ?? fallback?.payment,
+    amount: r.amount,
+    currency: r.currency,
+    occurredAt: r.created ?? event.created,
+    description: `Stripe refund ${r.id}`,
+  };
+}
+
+export function parseStripe(rawBody: Buffer): ParseResult {
+  const json = parseJson(rawBody);
+  if (!json.ok) return { kind: "failed", error: json.error };
+  const env = envelope.safeParse(json.value);
+  if (!env.success) return { kind: "failed", error: `not a Stripe event: ${describeZodError(env.error)}` };
+  const event = env.data;
+  const object = event.data.object;
+  const shape = <T extends z.ZodType>(schema: T): z.infer<T> | string => {
+    const r = schema.safeParse(object);
+    return r.success ? r.data : `${event.type}: ${describeZodError(r.error)}`;
+  };
+  const money = (movements: Movement[]): ParseResult => {
+    const real = movements.filter((m) => m.amount !== 0n);
+    return real.length > 0 ? { kind: "money", eventType: event.type, movements: real } : { kind: "ignored", eventType: event.type, reason: "zero amount" };
+  };
+
+  switch (event.type) {
+    case "payment_intent.succeeded": {
+      const pi = shape(paymentIntent);
+      if (typeof pi === "string") return { kind: "failed", error: pi };
+      return money([{ kind: "PAYMENT", reference: pi.id, account: accountFrom(pi.metadata, pi.customer), amount: pi.amount_received, currency: pi.currency, occurredAt: pi.created ?? event.created, description: `Stripe payment ${pi.id}` }]);
+    }
+    case "charge.succeeded":
+    case "charge.captured": {
+      const ch = shape(charge);
+      if (typeof ch === "string") return { kind: "failed", error: ch };
+      if (ch.captured === false) return { kind: "ignored", eventType: event.type, reason: "authorised, not captured: no money moved yet" };
+      const reference = ch.payment_intent ?? ch.id;
+      return money([{ kind: "PAYMENT", reference, account: accountFrom(ch.metadata, ch.customer), amount: ch.amount_captured && ch.amount_captured > 0n ? ch.amount_captured : ch.amount, currency: ch.currency, occurredAt: ch.created ?? event.created, description: `Stripe payment ${reference}` }]);
+    }
+    case "refund.created":
+    case "refund.updated":
+    case "charge.refund.updated": {
+      const r = shape(refund);
+      if (typeof r === "string") return { kind: "failed", error: r };
+      if (r.status !== "succeeded") return { kind: "ignored", eventType: event.type, reason: `refund status is ${r.status ?? "unknown"}, not succeeded` };
+      return money([refundMovement(r, event)]);
+    }
+    case "charge.refunded": {
+      const ch = shape(refundedCharge);
+      if (typeof ch === "string") return { kind: "failed", error: ch };
+      const refunds = ch.refunds?.data.filter((r) => r.status === "succeeded") ?? [];
+      if (refunds.length === 0) return { kind: "ignored", eventType: event.type, reason: "no succeeded refund listed; refunds post from refund.* events" };
+      const fallback = { account: accountFrom(ch.metadata, ch.customer), payment: ch.payment_intent ?? ch.id };
+      return money(refunds.map((r) => refundMovement(r, event, fallback)));
+    }
+    default:
+      return { kind: "ignored", eventType: event.type, reason: "event type moves no money" };
+  }
+}

@@ -1,0 +1,111 @@
+// Tenants, their provider endpoints and signing secrets. Secrets can overlap
+// during a rotation: the old one keeps verifying until its expiry.
+import { randomBytes } from "node:crypto";
+import { recordAudit, type Actor } from "@/lib/audit";
+import { prisma } from "@/lib/db";
+import { forgetEndpoints } from "@/lib/endpoint-cache";
+import type { Provider } from "@/lib/generated/prisma/enums";
+import { adapterFor } from "@/lib/providers";
+
+export type DomainResult<T> = { ok: true; value: T } | { ok: false; reason: string; message: string };
+
+const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
+
+export async function createTenant(input: { slug: string; name: string }, actor: Actor): Promise<DomainResult<{ id: string; slug: string }>> {
+  if (!SLUG.test(input.slug)) return { ok: false, reason: "invalid_slug", message: `Slug "${input.slug}" must be lower-case letters, digits and dashes (it appears in webhook URLs)` };
+  if (!input.name.trim()) return { ok: false, reason: "invalid_name", message: "Name must not be empty" };
+  const existing = await prisma.tenant.findUnique({ where: { slug: input.slug } });
+  if (existing) return { ok: false, reason: "exists", message: `Tenant "${input.slug}" already exists` };
+  const tenant = await prisma.$transaction(async (tx) => {
+    const t = await tx.tenant.create({ data: { slug: input.slug, name: input.name.trim() } });
+    await recordAudit(tx, { actor, action: "tenant.create", subjectType: "tenant", subjectId: t.id, tenantId: t.id, details: { slug: t.slug, name: t.name } });
+    return t;
+  });
+  forgetEndpoints(input.slug);
+  return { ok: true, value: { id: tenant.id, slug: tenant.slug } };
+}
+
+/** A fresh secret in the provider's own format. */
+export function generateSecret(provider: Provider): string {
+  switch (provider) {
+    case "stripe":
+    case "standard":
+      return `whsec_${randomBytes(24).toString("base64")}`;
+    case "adyen":
+      return randomBytes(32).toString("hex").toUpperCase();
+    default:
+      return randomBytes(32).toString("hex");
+  }
+}
+
+function secretFormatProblem(provider: Provider, secret: string): string | null {
+  if (secret !== secret.trim()) return "Secret has leading or trailing whitespace; paste it exactly as the provider shows it";
+  if (secret.length < 8) return "Secret is too short";
+  if (provider === "stripe" && !secret.startsWith("whsec_")) return "A Stripe webhook signing secret starts with whsec_ (not the API key sk_…)";
+  if (provider === "standard" && !/^(whsec_)?[A-Za-z0-9+/]+={0,2}$/.test(secret)) return "A Standard Webhooks secret is whsec_ followed by base64";
+  return null;
+}
+
+export type SecretOptions = {
+  label?: string;
+  /** Rotation: keep the currently active secrets valid for this long, then let them expire. */
+  overlapSeconds?: number;
+  toleranceSeconds?: number;
+};
+
+/** Adds a secret to the tenant's endpoint for the provider, creating the endpoint on first use. */
+export async function addSecret(
+  tenantSlug: string,
+  providerName: string,
+  secret: string,
+  options: SecretOptions,
+  actor: Actor,
+): Promise<DomainResult<{ endpointId: string; secretId: string; expiring: number }>> {
+  const adapter = adapterFor(providerName);
+  if (!adapter) return { ok: false, reason: "unknown_provider", message: `Unknown provider "${providerName}"` };
+  const provider = adapter.provider;
+  const problem = secretFormatProblem(provider, secret);
+  if (problem) return { ok: false, reason: "invalid_secret", message: problem };
+  const tenant = await prisma.tenant.findUnique({ where: { slug: tenantSlug } });
+  if (!tenant) return { ok: false, reason: "unknown_tenant", message: `Unknown tenant "${tenantSlug}"` };
+  const result = await prisma.$transaction(async (tx) => {
+    const endpoint = await tx.providerEndpoint.upsert({
+      where: { tenantId_provider: { tenantId: tenant.id, provider } },
+      create: { tenantId: tenant.id, provider, ...(options.toleranceSeconds !== undefined && { toleranceSeconds: options.toleranceSeconds }) },
+      update: options.toleranceSeconds !== undefined ? { toleranceSeconds: options.toleranceSeconds } : {},
+    });
+    let expiring = 0;
+    if (options.overlapSeconds !== undefined) {
+      const until = new Date(Date.now() + options.overlapSeconds * 1000);
+      const r = await tx.endpointSecret.updateMany({
+        where: { endpointId: endpoint.id, revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: until } }] },
+        data: { expiresAt: until },
+      });
+      expiring = r.count;
+    }
+    const row = await tx.endpointSecret.create({ data: { endpointId: endpoint.id, secret, label: options.label ?? null } });
+    await recordAudit(tx, {
+      actor,
+      action: options.overlapSeconds !== undefined ? "secret.rotate" : "secret.add",
+      subjectType: "endpoint_secret",
+      subjectId: row.id,
+      tenantId: tenant.id,
+      details: { provider, label: options.label ?? null, overlapSeconds: options.overlapSeconds ?? null, expiring },
+    });
+    return { endpointId: endpoint.id, secretId: row.id, expiring };
+  });
+  forgetEndpoints(tenantSlug);
+  return { ok: true, value: result };
+}
+
+export async function revokeSecret(secretId: string, reason: string, actor: Actor): Promise<DomainResult<null>> {
+  const secret = await prisma.endpointSecret.findUnique({ where: { id: secretId }, include: { endpoint: { include: { tenant: true } } } });
+  if (!secret) return { ok: false, reason: "not_found", message: `No secret ${secretId}` };
+  if (secret.revokedAt) return { ok: false, reason: "already_revoked", message: "Secret is already revoked" };
+  await prisma.$transaction(async (tx) => {
+    await tx.endpointSecret.update({ where: { id: secretId }, data: { revokedAt: new Date() } });
+    await recordAudit(tx, { actor, action: "secret.revoke", subjectType: "endpoint_secret", subjectId: secretId, tenantId: secret.endpoint.tenantId, reason });
+  });
+  forgetEndpoints(secret.endpoint.tenant.slug);
+  return { ok: true, value: null };
+}

@@ -1,0 +1,24 @@
+// Before a test file's modules load: a fresh database copied from the migrated
+// template, named in DATABASE_URL so lib/db connects to it and nothing else.
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { afterAll, inject } from "vitest";
+import { withDatabase } from "@/lib/testing/global-setup";
+
+const adminUrl = inject("adminUrl");
+const database = `t_${randomBytes(6).toString("hex")}`;
+const admin = new pg.Client({ connectionString: adminUrl });
+await admin.connect();
+await admin.query(`CREATE DATABASE ${database} TEMPLATE ${inject("templateDb")}`);
+await admin.end();
+process.env.DATABASE_URL = withDatabase(adminUrl, database);
+process.env.TALLY_TEST_ADMIN_URL = adminUrl;
+
+afterAll(async () => {
+  const { closeDb } = await import("@/lib/db");
+  await closeDb();
+  const c = new pg.Client({ connectionString: adminUrl });
+  await c.connect();
+  await c.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+  await c.end();
+});

@@ -1,0 +1,21 @@
+// Waking the workers after an insert. Best effort by design: workers also
+// poll, so a lost notification costs latency, never an event.
+import { pool } from "@/lib/db";
+
+export const RAW_EVENTS_CHANNEL = "tally_raw_events";
+export const CLAIMS_CHANNEL = "tally_claims";
+export const OUTBOX_CHANNEL = "tally_outbox";
+
+const pending = new Set<string>();
+
+/** Coalesces a burst of wake-ups into one NOTIFY per channel every few milliseconds. */
+export function wake(channel: string): void {
+  if (pending.has(channel)) return;
+  pending.add(channel);
+  setTimeout(() => {
+    pending.delete(channel);
+    pool()
+      .query("SELECT pg_notify($1, '')", [channel])
+      .catch(() => undefined);
+  }, 5).unref?.();
+}

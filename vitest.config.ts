@@ -1,0 +1,15 @@
+import path from "node:path";
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  resolve: { alias: { "@": path.resolve(import.meta.dirname) } },
+  test: {
+    include: ["lib/**/*.test.ts", "workers/**/*.test.ts", "app/**/*.test.ts", "bench/**/*.test.ts"],
+    globalSetup: ["lib/testing/global-setup.ts"],
+    setupFiles: ["lib/testing/database-per-file.ts"],
+    pool: "forks",
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    env: { TALLY_SECRET_CACHE_TTL_MS: "0", NODE_ENV: "test" },
+  },
+});
