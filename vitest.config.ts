@@ -4,7 +4,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   resolve: { alias: { "@": path.resolve(import.meta.dirname) } },
   test: {
-    include: ["lib/**/*.test.ts", "workers/**/*.test.ts", "app/**/*.test.ts", "bench/**/*.test.ts"],
+    include: ["prisma/*.test.ts", "lib/**/*.test.ts", "workers/**/*.test.ts", "app/**/*.test.ts", "bench/**/*.test.ts"],
     globalSetup: ["lib/testing/global-setup.ts"],
     setupFiles: ["lib/testing/database-per-file.ts"],
     pool: "forks",

@@ -1,6 +1,6 @@
 // Reads a request body up to a byte limit without ever holding more than the
 // limit: an oversized body is refused part-way, not buffered and then measured.
-export type BodyRead = { ok: true; body: Buffer } | { ok: false; reason: "too_large" };
+export type BodyRead = { ok: true; body: Buffer<ArrayBuffer> } | { ok: false; reason: "too_large" };
 
 export async function readBodyWithLimit(stream: ReadableStream<Uint8Array> | null, limit: number): Promise<BodyRead> {
   if (!stream) return { ok: true, body: Buffer.alloc(0) };

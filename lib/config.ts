@@ -42,6 +42,9 @@ const schema = z.object({
   TALLY_FAULT_KILL_AT: z.enum(["", "after-ledger-write", "after-claim"]).default(""),
   TALLY_FAULT_DISABLE_CLAIM: flag,
 
+  /// Web app port for `npm start`.
+  PORT: int(3000),
+
   NODE_ENV: z.string().default("development"),
 });
 

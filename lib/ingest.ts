@@ -3,9 +3,9 @@
 // promises only that we hold the event; the worker acts on it later.
 import { config } from "@/lib/config";
 import { readBodyWithLimit } from "@/lib/body-limit";
-import { isDatabaseUnavailable, prisma } from "@/lib/db";
+import { isDatabaseUnavailable, pool } from "@/lib/db";
 import { activeSecrets, lookupEndpoint } from "@/lib/endpoint-cache";
-import type { EventSource } from "@/lib/generated/prisma/enums";
+import type { EventSource, Provider } from "@/lib/generated/prisma/enums";
 import { metrics } from "@/lib/metrics";
 import { adapterFor } from "@/lib/providers";
 import type { ProviderAdapter, VerifyFailure } from "@/lib/providers/types";
@@ -82,18 +82,14 @@ export async function ingestWebhook(delivery: Delivery): Promise<IngestOutcome> 
 
   let eventId: bigint;
   try {
-    const row = await prisma.rawEvent.create({
-      data: {
-        tenantId: endpoint.tenantId,
-        provider,
-        source: delivery.source ?? "WEBHOOK",
-        rawBody,
-        headers: keptHeaders(delivery.headers, adapter),
-        deliveryId: verdict.deliveryId,
-      },
-      select: { id: true },
+    eventId = await storeRawEvent({
+      tenantId: endpoint.tenantId,
+      provider,
+      source: delivery.source ?? "WEBHOOK",
+      rawBody,
+      headers: keptHeaders(delivery.headers, adapter),
+      deliveryId: verdict.deliveryId,
     });
-    eventId = row.id;
   } catch (error) {
     // Never acknowledge an event we do not durably hold: a 503 makes the provider retry.
     if (isDatabaseUnavailable(error)) return reject(provider, 503, "database_unavailable", "Database unavailable; nothing was stored, retry later");
@@ -105,4 +101,20 @@ export async function ingestWebhook(delivery: Delivery): Promise<IngestOutcome> 
   m.webhooksReceived.inc({ provider });
   m.ackLatency.observe({ provider }, (performance.now() - started) / 1000);
   return { ok: true, eventId, acknowledgement: adapter.acknowledgement ?? DEFAULT_ACK };
+}
+
+type NewRawEvent = { tenantId: string; provider: Provider; source: EventSource; rawBody: Buffer; headers: Record<string, string>; deliveryId: string | null };
+
+/**
+ * The one database round trip of the acknowledgement. Plain pg with a named
+ * prepared statement rather than Prisma: on this path Prisma's query building
+ * cost more than the insert itself (bench:ack, 220 vs 327 req/s on 2 cores).
+ */
+async function storeRawEvent(e: NewRawEvent): Promise<bigint> {
+  const result = await pool().query<{ id: string }>({
+    name: "tally_ingest_raw_event",
+    text: "INSERT INTO raw_events (tenant_id, provider, source, raw_body, headers, delivery_id) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
+    values: [e.tenantId, e.provider, e.source, e.rawBody, e.headers, e.deliveryId],
+  });
+  return BigInt(result.rows[0]!.id);
 }

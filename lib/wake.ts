@@ -6,6 +6,9 @@ export const RAW_EVENTS_CHANNEL = "tally_raw_events";
 export const CLAIMS_CHANNEL = "tally_claims";
 export const OUTBOX_CHANNEL = "tally_outbox";
 
+// Under load one NOTIFY per 20 ms is plenty: a busy worker drains the queue without
+// being told, and each NOTIFY is a round trip taken from the inserts.
+const COALESCE_MS = 20;
 const pending = new Set<string>();
 
 /** Coalesces a burst of wake-ups into one NOTIFY per channel every few milliseconds. */
@@ -17,5 +20,5 @@ export function wake(channel: string): void {
     pool()
       .query("SELECT pg_notify($1, '')", [channel])
       .catch(() => undefined);
-  }, 5).unref?.();
+  }, COALESCE_MS).unref?.();
 }

@@ -99,7 +99,7 @@ export function aStandardPayment(o: { reference?: string; amount?: number | stri
   };
 }
 
-export function webhookRequest(tenant: string, provider: string, body: string | Uint8Array, headers: Record<string, string>, method = "POST"): Request {
+export function webhookRequest(tenant: string, provider: string, body: string | Uint8Array<ArrayBuffer>, headers: Record<string, string>, method = "POST"): Request {
   return new Request(`http://tally.test/api/webhooks/${tenant}/${provider}`, {
     method,
     headers: { "content-type": "application/json", ...headers },

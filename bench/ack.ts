@@ -1,0 +1,107 @@
+// npm run bench:ack: acknowledgement latency and throughput of the production
+// build under load, beside a same-run baseline (bare node:http + pg, same INSERT).
+// Targets (issue 2): p99 < 50 ms; throughput >= 50% of the baseline.
+import path from "node:path";
+import pg from "pg";
+import Stripe from "stripe";
+import { aStripePayment } from "@/lib/testing/builders";
+import { benchDatabase, ensureBuilt, startNextFloor, fmt, freePort, runWrk, saveResult, startProcess, startWebApp, waitForHttp, type WrkResult } from "@/bench/support";
+
+const CONCURRENCY = Number(process.env.ACK_CONCURRENCY ?? 32);
+const SECONDS = Number(process.env.ACK_SECONDS ?? 8);
+const WARMUP_SECONDS = 5;
+const MIN_REQUESTS = 2000;
+export const BENCH_SECRET = "whsec_benchmark_secret_0123456789abcdef";
+
+/** Distinct, correctly signed Stripe deliveries, as wrk lines. Signed just before use: the tolerance is 300 s. */
+export function signedLines(n = 5000): string[] {
+  return Array.from({ length: n }, () => {
+    const body = JSON.stringify(aStripePayment());
+    return `${Stripe.webhooks.generateTestHeaderString({ payload: body, secret: BENCH_SECRET })}\t${body}`;
+  });
+}
+
+export async function setupTenant(url: string): Promise<string> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  const { rows } = await c.query(`INSERT INTO tenants (slug, name) VALUES ('bench', 'Bench') RETURNING id`);
+  const tenantId = rows[0].id as string;
+  const ep = await c.query(`INSERT INTO provider_endpoints (tenant_id, provider) VALUES ($1, 'stripe') RETURNING id`, [tenantId]);
+  await c.query(`INSERT INTO endpoint_secrets (endpoint_id, secret) VALUES ($1, $2)`, [ep.rows[0].id, BENCH_SECRET]);
+  await c.end();
+  return tenantId;
+}
+
+export async function countRawEvents(url: string): Promise<number> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  const n = Number((await c.query("SELECT count(*) FROM raw_events")).rows[0].count);
+  await c.end();
+  return n;
+}
+
+/** Warm up, then load for SECONDS; checks that every acknowledgement stored exactly one row. */
+export async function measureAck(label: string, url: string, dbUrl: string | null, concurrency = CONCURRENCY): Promise<WrkResult & { concurrency: number; stored: number | null }> {
+  runWrk({ url, lines: signedLines(1000), concurrency, seconds: WARMUP_SECONDS });
+  const before = dbUrl ? await countRawEvents(dbUrl) : 0;
+  const r = runWrk({ url, lines: signedLines(), concurrency, seconds: SECONDS });
+  const stored = dbUrl ? (await countRawEvents(dbUrl)) - before : null;
+  console.log(`${label.padEnd(40)} c=${String(concurrency).padEnd(3)} ${String(r.requests).padStart(6)} req  p50 ${fmt(r.p50).padStart(6)} ms  p90 ${fmt(r.p90).padStart(6)} ms  p99 ${fmt(r.p99).padStart(6)} ms  ${fmt(r.throughput, 0).padStart(5)} req/s  non-2xx ${r.non2xx}  errors ${r.socketErrors}`);
+  return { ...r, concurrency, stored };
+}
+
+/** wrk counts only answers that arrived within its duration; up to `concurrency` more were in flight and stored too. */
+export function everyAckStored(r: WrkResult & { concurrency: number; stored: number | null }): boolean {
+  const acks = r.requests - r.non2xx - r.socketErrors;
+  return r.non2xx === 0 && r.stored !== null && r.stored >= acks && r.stored <= acks + r.concurrency;
+}
+
+export async function startBareBaseline(dbUrl: string, tenantId: string) {
+  const port = freePort();
+  const proc = startProcess(path.join("node_modules", ".bin", "tsx"), ["bench/bare-ingest-server.ts"], { DATABASE_URL: dbUrl, PORT: String(port), BENCH_TENANT_ID: tenantId }, "bare");
+  await waitForHttp(`http://127.0.0.1:${port}/`);
+  return { ...proc, base: `http://127.0.0.1:${port}` };
+}
+
+async function main() {
+  ensureBuilt();
+  const db = await benchDatabase();
+  try {
+    const url = await db.create("tally_bench_ack");
+    const tenantId = await setupTenant(url);
+    console.log(`signed Stripe webhooks, ${CONCURRENCY} concurrent connections, ${SECONDS} s per target after a 2 s warm-up (wrk)\n`);
+
+    const path = "/api/webhooks/bench/stripe";
+    const bare = await startBareBaseline(url, tenantId);
+    const baseline = await measureAck("baseline: node:http + pg INSERT", bare.base + path, url);
+    await bare.stop();
+
+    const floorApp = await startNextFloor();
+    const floor = await measureAck("reference: Next.js route, no work", `${floorApp.base}/api/ack`, null);
+    await floorApp.stop();
+
+    const app = await startWebApp(url);
+    const tally = await measureAck("tally: next start, verify + INSERT", app.base + path, url);
+    const tallyLight = await measureAck("tally: next start, verify + INSERT", app.base + path, url, 4);
+    await app.stop();
+
+    const ratio = tally.throughput / baseline.throughput;
+    const verdicts = {
+      atLeast2000Requests: tally.requests >= MIN_REQUESTS,
+      p99Under50ms: tally.p99 < 50,
+      throughputAtLeastHalfOfBaseline: ratio >= 0.5,
+      everyAckStored: everyAckStored(tally) && everyAckStored(tallyLight),
+    };
+    console.log(`\nthroughput: tally/baseline ${fmt(ratio, 2)}x, tally/Next.js floor ${fmt(tally.throughput / floor.throughput, 2)}x, floor/baseline ${fmt(floor.throughput / baseline.throughput, 2)}x`);
+    console.log(`p99 at c=${CONCURRENCY}: tally/baseline ${fmt(tally.p99 / baseline.p99, 2)}x, tally/floor ${fmt(tally.p99 / floor.p99, 2)}x; p99 at c=4: ${fmt(tallyLight.p99)} ms`);
+    for (const [name, ok] of Object.entries(verdicts)) console.log(`  ${ok ? "PASS" : "FAIL"}  ${name}`);
+    console.log(`saved ${saveResult("ack", { concurrency: CONCURRENCY, seconds: SECONDS, baseline, floor, tally, tallyAtConcurrency4: tallyLight, ratio, verdicts })}`);
+    if (!Object.values(verdicts).every(Boolean)) process.exitCode = 1;
+  } finally {
+    await db.stop();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  main().then(() => process.exit(process.exitCode ?? 0), (e) => { console.error(e); process.exit(1); });
+}

@@ -1,0 +1,179 @@
+// Shared by the benchmarks: a database to measure against, the production web
+// app, a closed-loop load generator, and reporting with same-run baselines.
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { startEmbeddedPostgres, type EmbeddedServer } from "@/lib/embedded-postgres";
+import { migrate } from "@/lib/migrate";
+
+export type BenchDatabase = { adminUrl: string; url(db: string): string; create(db: string): Promise<string>; stop(): Promise<void> };
+
+/** DATABASE_URL's server, else a fresh embedded one with durable (default) settings. */
+export async function benchDatabase(): Promise<BenchDatabase> {
+  let server: EmbeddedServer | undefined;
+  let adminUrl = process.env.DATABASE_URL;
+  if (!adminUrl) {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "tally-bench-"));
+    chmodSync(dir, 0o755);
+    server = await startEmbeddedPostgres({ dataDir: path.join(dir, "pg"), port: 30000 + Math.floor(Math.random() * 10000) });
+    adminUrl = server.url("postgres");
+  }
+  const url = (db: string) => Object.assign(new URL(adminUrl!), { pathname: `/${db}` }).toString();
+  return {
+    adminUrl,
+    url,
+    async create(db) {
+      const c = new pg.Client({ connectionString: adminUrl });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
+      await c.query(`CREATE DATABASE ${db}`);
+      await c.end();
+      await migrate(url(db));
+      return url(db);
+    },
+    stop: async () => server?.stop(),
+  };
+}
+
+export function ensureBuilt(): void {
+  if (existsSync(path.join(process.cwd(), ".next", "BUILD_ID")) && process.env.TALLY_BENCH_SKIP_BUILD) return;
+  const r = spawnSync("npm", ["run", "build"], { stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
+  if (r.status !== 0) throw new Error("next build failed");
+}
+
+export async function waitForHttp(url: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      const r = await fetch(url);
+      if (r.status < 500) return;
+    } catch {
+      /* not up yet */
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${url} did not come up within ${timeoutMs} ms`);
+}
+
+export function freePort(): number {
+  return 40000 + Math.floor(Math.random() * 20000);
+}
+
+export type Proc = { child: ChildProcess; stop(): Promise<void> };
+
+export function startProcess(command: string, args: string[], env: Record<string, string>, label: string): Proc {
+  const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  let tail = "";
+  const keep = (d: Buffer) => {
+    tail = (tail + d.toString()).slice(-4000);
+  };
+  child.stdout!.on("data", keep);
+  child.stderr!.on("data", keep);
+  child.on("exit", (code, signal) => {
+    if (code && code !== 0 && !signal) console.error(`[${label}] exited with ${code}:\n${tail}`);
+  });
+  return {
+    child,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once("exit", () => resolve());
+        child.kill("SIGTERM");
+        setTimeout(() => child.kill("SIGKILL"), 5000).unref();
+      }),
+  };
+}
+
+/** The production web app (next start) against a database. */
+export async function startWebApp(databaseUrl: string, extraEnv: Record<string, string> = {}): Promise<Proc & { base: string }> {
+  const port = freePort();
+  const proc = startProcess(path.join("node_modules", ".bin", "next"), ["start", "-p", String(port)], { DATABASE_URL: databaseUrl, NEXT_TELEMETRY_DISABLED: "1", ...extraEnv }, "web");
+  const base = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${base}/api/health`);
+  return { ...proc, base };
+}
+
+/** bench/next-floor: a Next.js app whose one route reads the body and answers 200. */
+export async function startNextFloor(): Promise<Proc & { base: string }> {
+  const dir = path.join("bench", "next-floor");
+  if (!existsSync(path.join(dir, ".next", "BUILD_ID"))) {
+    const r = spawnSync(path.join("node_modules", ".bin", "next"), ["build", dir], { stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
+    if (r.status !== 0) throw new Error("next build of bench/next-floor failed");
+  }
+  const port = freePort();
+  const proc = startProcess(path.join("node_modules", ".bin", "next"), ["start", dir, "-p", String(port)], { NEXT_TELEMETRY_DISABLED: "1" }, "floor");
+  const base = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${base}/`);
+  return { ...proc, base };
+}
+
+export type LoadResult = { requests: number; errors: number; statuses: Record<number, number>; seconds: number; throughput: number; p50: number; p90: number; p99: number; max: number };
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+/** Closed-loop load: `concurrency` clients, each sending its next request when the last one answered. */
+export async function runLoad(requests: { url: string; init: RequestInit }[], concurrency: number): Promise<LoadResult> {
+  const latencies: number[] = [];
+  const statuses: Record<number, number> = {};
+  let errors = 0;
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < requests.length) {
+        const r = requests[next++]!;
+        const t0 = performance.now();
+        try {
+          const res = await fetch(r.url, r.init);
+          await res.arrayBuffer();
+          statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+          if (res.status !== 200) errors++;
+        } catch {
+          errors++;
+        }
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  return { requests: requests.length, errors, statuses, seconds, throughput: requests.length / seconds, p50: percentile(latencies, 50), p90: percentile(latencies, 90), p99: percentile(latencies, 99), max: latencies.at(-1) ?? NaN };
+}
+
+export const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : "n/a");
+
+export function machine() {
+  return { cores: os.cpus().length, cpu: os.cpus()[0]?.model ?? "unknown", memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.platform()} ${os.release()}` };
+}
+
+export function saveResult(name: string, data: unknown): string {
+  const dir = path.join(process.cwd(), "bench", "results");
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `${name}.json`);
+  writeFileSync(file, JSON.stringify({ name, at: new Date().toISOString(), machine: machine(), ...(data as object) }, null, 2) + "\n");
+  return file;
+}
+
+export type WrkResult = { requests: number; socketErrors: number; non2xx: number; p50: number; p90: number; p99: number; max: number; seconds: number; throughput: number };
+
+/**
+ * Load from wrk (C, one thread): on a 2-core machine a Node load generator
+ * takes the CPU it is trying to measure. `lines` are "<signature>\t<body>".
+ */
+export function runWrk(o: { url: string; lines: string[]; concurrency: number; seconds: number; signatureHeader?: string }): WrkResult {
+  if (spawnSync("wrk", ["--version"]).error) throw new Error("wrk is not installed: apt-get install -y wrk");
+  const dir = mkdtempSync(path.join(os.tmpdir(), "tally-wrk-"));
+  const file = path.join(dir, "requests.tsv");
+  writeFileSync(file, o.lines.join("\n") + "\n");
+  const u = new URL(o.url);
+  const r = spawnSync("wrk", ["-t1", `-c${o.concurrency}`, `-d${o.seconds}s`, "--timeout", "10s", "-s", path.join("bench", "wrk-replay.lua"), `${u.protocol}//${u.host}`, "--", file, u.pathname, o.signatureHeader ?? "Stripe-Signature"], { encoding: "utf8" });
+  const line = r.stdout.split("\n").find((l) => l.startsWith("JSON"));
+  if (!line) throw new Error(`wrk failed: ${r.stderr || r.stdout}`);
+  const parsed = JSON.parse(line.slice(4)) as Omit<WrkResult, "throughput">;
+  return { ...parsed, throughput: parsed.requests / parsed.seconds };
+}

@@ -1,0 +1,30 @@
+// Makes sure there is a migrated database to talk to: DATABASE_URL's, or the
+// embedded server's `tally` database (started here if nothing runs it yet).
+import { config } from "@/lib/config";
+import { databaseUrl } from "@/lib/db";
+import { defaultDataDir, embeddedUrl, ensureDatabase, startEmbeddedPostgres, type EmbeddedServer } from "@/lib/embedded-postgres";
+import { migrate } from "@/lib/migrate";
+
+export type PreparedDatabase = {
+  url: string;
+  /** Set when this process started the embedded server (and must stop it). */
+  embedded?: EmbeddedServer;
+  applied: string[];
+};
+
+export async function prepareDatabase(options: { log?: (line: string) => void } = {}): Promise<PreparedDatabase> {
+  const c = config();
+  let embedded: EmbeddedServer | undefined;
+  if (!c.DATABASE_URL) {
+    const dataDir = defaultDataDir(c.TALLY_DATA_DIR);
+    const server = await startEmbeddedPostgres({ dataDir, port: c.TALLY_PG_PORT, log: options.log });
+    if (server.owned) {
+      embedded = server;
+      options.log?.(`embedded PostgreSQL on 127.0.0.1:${c.TALLY_PG_PORT}, data in ${dataDir}`);
+    }
+    await ensureDatabase(embeddedUrl(c.TALLY_PG_PORT, "postgres"), "tally");
+  }
+  const url = databaseUrl();
+  const { applied } = await migrate(url);
+  return { url, embedded, applied };
+}

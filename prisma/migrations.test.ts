@@ -1,0 +1,77 @@
+// The migrations and schema.prisma describe the same database: apply the
+// migrations to one database, Prisma's own DDL for the schema to another, and
+// compare what Prisma can express (tables, columns, types, defaults, keys,
+// indexes, enums). CHECK constraints and triggers exist only in migrations.
+import { execFileSync } from "node:child_process";
+import path from "node:path";
+import pg from "pg";
+import { describe, expect, it } from "vitest";
+import { migrate, readMigrations } from "@/lib/migrate";
+
+const adminUrl = process.env.TALLY_TEST_ADMIN_URL!;
+const urlFor = (db: string) => Object.assign(new URL(adminUrl), { pathname: `/${db}` }).toString();
+
+async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return await fn(c);
+  } finally {
+    await c.end();
+  }
+}
+
+async function freshDatabase(name: string): Promise<string> {
+  await withClient(adminUrl, async (c) => {
+    await c.query(`DROP DATABASE IF EXISTS ${name}`);
+    await c.query(`CREATE DATABASE ${name}`);
+  });
+  return urlFor(name);
+}
+
+async function catalog(url: string) {
+  return withClient(url, async (c) => {
+    const q = async (sql: string) => (await c.query(sql)).rows.map((r) => JSON.stringify(r)).sort();
+    return {
+      columns: await q(`SELECT table_name, column_name, data_type, udt_name, character_maximum_length, numeric_precision, datetime_precision, is_nullable, column_default
+                        FROM information_schema.columns WHERE table_schema = 'public' AND table_name <> '_prisma_migrations'`),
+      indexes: await q(`SELECT tablename, indexname, indexdef FROM pg_indexes WHERE schemaname = 'public' AND tablename <> '_prisma_migrations'`),
+      constraints: await q(`SELECT conrelid::regclass::text AS table, conname, pg_get_constraintdef(oid) AS def FROM pg_constraint
+                            WHERE connamespace = 'public'::regnamespace AND contype IN ('p','f','u') AND conrelid::regclass::text <> '_prisma_migrations'`),
+      enums: await q(`SELECT t.typname, array_agg(e.enumlabel ORDER BY e.enumsortorder) AS labels FROM pg_type t JOIN pg_enum e ON e.enumtypid = t.oid GROUP BY t.typname`),
+    };
+  });
+}
+
+describe("schema.prisma and prisma/migrations", () => {
+  it("produce the same tables, columns, keys, indexes and enums", async () => {
+    const suffix = process.pid;
+    const fromMigrations = await freshDatabase(`schema_m_${suffix}`);
+    const fromSchema = await freshDatabase(`schema_s_${suffix}`);
+    await migrate(fromMigrations);
+    const ddl = execFileSync(process.execPath, [path.join("prisma", "schema-diff", "ddl.mjs")], { env: { ...process.env, DATABASE_URL: fromSchema }, encoding: "utf8" });
+    expect(ddl).toContain('CREATE TABLE "raw_events"');
+    await withClient(fromSchema, (c) => c.query(ddl));
+    const [a, b] = [await catalog(fromMigrations), await catalog(fromSchema)];
+    expect(a.columns.length).toBeGreaterThan(50);
+    expect(a).toEqual(b);
+  });
+
+  it("records every migration in _prisma_migrations as Prisma does, and applies each only once", async () => {
+    const url = await freshDatabase(`schema_r_${process.pid}`);
+    const first = await migrate(url);
+    const second = await migrate(url);
+    const all = readMigrations();
+    expect(first.applied).toEqual(all.map((m) => m.name));
+    expect(second.applied).toEqual([]);
+    const rows = await withClient(url, async (c) => (await c.query(`SELECT migration_name, checksum, finished_at, applied_steps_count FROM _prisma_migrations ORDER BY migration_name`)).rows);
+    expect(rows).toEqual(all.map((m) => ({ migration_name: m.name, checksum: m.checksum, finished_at: expect.any(Date), applied_steps_count: 1 })));
+  });
+
+  it("refuses to run over a migration edited after it was applied", async () => {
+    const url = await freshDatabase(`schema_e_${process.pid}`);
+    await migrate(url);
+    await withClient(url, (c) => c.query(`UPDATE _prisma_migrations SET checksum = 'x' WHERE migration_name = $1`, [readMigrations()[0]!.name]));
+    await expect(migrate(url)).rejects.toThrow(/was edited after it was applied/);
+  });
+});

@@ -1,0 +1,100 @@
+// tenant, secret, user and token commands: setting Tally up for a tenant.
+import { cliActor } from "@/lib/audit";
+import { createApiToken } from "@/lib/auth/api-tokens";
+import { prisma } from "@/lib/db";
+import { addSecret, createTenant, generateSecret } from "@/lib/tenants";
+import { createUser } from "@/lib/users";
+import { adapterFor, supportedProviders } from "@/lib/providers";
+import { CommandFailed, orFail, table, UsageError, type Command } from "@/workers/cli/framework";
+
+const str = (v: unknown) => v as string;
+const positiveInt = (name: string, v: unknown) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new UsageError(`--${name} must be a whole number, got "${v}"`);
+  return n;
+};
+
+export const setupCommands: Command[] = [
+  {
+    name: "tenant add",
+    summary: "Create a tenant (its slug appears in webhook URLs)",
+    options: { slug: { type: "string" }, name: { type: "string" } },
+    required: ["slug", "name"],
+    database: true,
+    async run(a) {
+      const t = orFail(await createTenant({ slug: str(a.slug), name: str(a.name) }, cliActor()));
+      console.log(`Tenant ${t.slug} created (${t.id}).`);
+    },
+  },
+  {
+    name: "tenant list",
+    summary: "List tenants and their endpoints",
+    options: {},
+    database: true,
+    async run() {
+      const tenants = await prisma.tenant.findMany({ orderBy: { slug: "asc" }, include: { endpoints: { include: { secrets: { where: { revokedAt: null } } } } } });
+      console.log(table(tenants.map((t) => ({ slug: t.slug, name: t.name, endpoints: t.endpoints.map((e) => `${e.provider}(${e.secrets.length} secret${e.secrets.length === 1 ? "" : "s"})`).join(" ") }))));
+    },
+  },
+  {
+    name: "secret add",
+    summary: "Add a webhook signing secret; --overlap-hours makes it a rotation (older secrets expire then)",
+    options: {
+      tenant: { type: "string" },
+      provider: { type: "string" },
+      secret: { type: "string" },
+      generate: { type: "boolean" },
+      label: { type: "string" },
+      "overlap-hours": { type: "string" },
+      "tolerance-seconds": { type: "string" },
+    },
+    required: ["tenant", "provider"],
+    database: true,
+    async run(a) {
+      const adapter = adapterFor(str(a.provider));
+      if (!adapter) throw new UsageError(`--provider must be one of ${supportedProviders().join(", ")}`);
+      if (!a.secret && !a.generate) throw new UsageError("Give --secret <value> (as the provider shows it) or --generate");
+      const secret = a.secret ? str(a.secret) : generateSecret(adapter.provider);
+      const r = orFail(
+        await addSecret(str(a.tenant), adapter.provider, secret, {
+          label: a.label as string | undefined,
+          overlapSeconds: a["overlap-hours"] !== undefined ? positiveInt("overlap-hours", a["overlap-hours"]) * 3600 : undefined,
+          toleranceSeconds: a["tolerance-seconds"] !== undefined ? positiveInt("tolerance-seconds", a["tolerance-seconds"]) : undefined,
+        }, cliActor()),
+      );
+      console.log(`Secret added to ${a.tenant}/${adapter.provider}${r.expiring ? `; ${r.expiring} older secret(s) expire after the overlap` : ""}.`);
+      if (a.generate) console.log(`Secret (shown once): ${secret}`);
+      console.log(`Webhook URL: /api/webhooks/${a.tenant}/${adapter.provider}`);
+    },
+  },
+  {
+    name: "user add",
+    summary: "Create a dashboard user; prints a generated password once unless --password is given",
+    options: { email: { type: "string" }, role: { type: "string" }, tenant: { type: "string", multiple: true }, password: { type: "string" }, name: { type: "string" } },
+    required: ["email", "role"],
+    database: true,
+    async run(a) {
+      const u = orFail(await createUser({ email: str(a.email), role: str(a.role), tenants: (a.tenant as string[] | undefined) ?? [], password: a.password as string | undefined, name: a.name as string | undefined }, cliActor()));
+      console.log(`User ${u.email} created with role ${a.role}.`);
+      if (!a.password) console.log(`Password (shown once): ${u.password}`);
+    },
+  },
+  {
+    name: "token add",
+    summary: "Create an API token for one tenant and role; the token is printed once",
+    options: { tenant: { type: "string" }, role: { type: "string" }, name: { type: "string" } },
+    required: ["tenant", "role"],
+    database: true,
+    async run(a) {
+      const t = orFail(await createApiToken({ tenant: str(a.tenant), role: str(a.role), name: a.name as string | undefined }, cliActor()));
+      console.log(`API token for ${a.tenant} (${a.role}), shown once; only its hash is stored:\n${t.token}`);
+    },
+  },
+];
+
+export function requireTenant(slug: unknown) {
+  return prisma.tenant.findUnique({ where: { slug: str(slug) } }).then((t) => {
+    if (!t) throw new CommandFailed(`Unknown tenant "${slug}"`);
+    return t;
+  });
+}

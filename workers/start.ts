@@ -1,0 +1,108 @@
+// `npm start`: the whole product on one machine. Database (embedded unless
+// DATABASE_URL is set), migrations, demo data, the web app and the worker,
+// supervised: a crashed child is restarted, Ctrl-C stops everything.
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import path from "node:path";
+import { config } from "@/lib/config";
+import { closeDb } from "@/lib/db";
+import { prepareDatabase } from "@/lib/database-runtime";
+import { seedDemo } from "@/lib/demo";
+import { defaultDataDir } from "@/lib/embedded-postgres";
+
+const root = process.cwd();
+const port = config().PORT;
+const bin = (name: string) => path.join(root, "node_modules", ".bin", name);
+
+function newestSource(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name === "node_modules" || entry.name.startsWith(".") || entry.name === "generated") continue;
+    const p = path.join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestSource(p) : statSync(p).mtimeMs);
+  }
+  return newest;
+}
+
+/** Builds the web app unless the last build is newer than every source file. */
+function buildIfStale(): void {
+  const buildId = path.join(root, ".next", "BUILD_ID");
+  const built = existsSync(buildId) ? statSync(buildId).mtimeMs : 0;
+  const sources = Math.max(...["app", "components", "lib"].map((d) => newestSource(path.join(root, d))), statSync(path.join(root, "next.config.ts")).mtimeMs);
+  if (built > sources) return;
+  console.log("[start] building the web app (next build)…");
+  const r = spawnSync(bin("next"), ["build"], { stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
+  if (r.status !== 0) throw new Error("next build failed");
+}
+
+type Child = { name: string; command: string; args: string[]; process?: ChildProcess; restarts: number };
+let stopping = false;
+
+function launch(child: Child, env: NodeJS.ProcessEnv): void {
+  const p = spawn(child.command, child.args, { stdio: ["ignore", "pipe", "pipe"], env });
+  child.process = p;
+  const prefix = (line: string) => `[${child.name}] ${line}`;
+  for (const stream of [p.stdout!, p.stderr!]) {
+    let buffer = "";
+    stream.on("data", (chunk: Buffer) => {
+      buffer += chunk.toString();
+      const lines = buffer.split("\n");
+      buffer = lines.pop()!;
+      for (const line of lines) console.log(prefix(line));
+    });
+  }
+  p.on("exit", (code, signal) => {
+    if (stopping) return;
+    child.restarts++;
+    const delay = Math.min(30_000, 500 * 2 ** Math.min(child.restarts, 6));
+    console.log(prefix(`exited (${signal ?? code}); restarting in ${delay} ms`));
+    setTimeout(() => launch(child, env), delay);
+  });
+}
+
+async function main() {
+  const c = config();
+  const db = await prepareDatabase({ log: (l) => { if (/error|FATAL/i.test(l)) console.log(`[postgres] ${l}`); } });
+  if (db.applied.length) console.log(`[start] applied migrations: ${db.applied.join(", ")}`);
+  const dataDir = c.DATABASE_URL ? path.join(root, ".tally") : path.dirname(defaultDataDir(c.TALLY_DATA_DIR));
+  const demo = await seedDemo(path.join(dataDir, "demo-credentials.json"));
+  await closeDb();
+  buildIfStale();
+
+  const env = { ...process.env, DATABASE_URL: db.url, NEXT_TELEMETRY_DISABLED: "1", PORT: String(port) };
+  const children: Child[] = [{ name: "web", command: bin("next"), args: ["start", "-p", String(port)], restarts: 0 }];
+  if (existsSync(path.join(root, "workers", "worker.ts"))) children.push({ name: "worker", command: bin("tsx"), args: ["workers/worker.ts"], restarts: 0 });
+  for (const child of children) launch(child, env);
+
+  const base = `http://localhost:${port}`;
+  console.log(`
+Tally is starting on ${base}
+  database      ${c.DATABASE_URL ? "DATABASE_URL" : `embedded PostgreSQL (data in ${defaultDataDir(c.TALLY_DATA_DIR)})`}
+  webhooks      ${base}/api/webhooks/${demo.tenant}/stripe    secret ${demo.secrets.stripe}
+                ${base}/api/webhooks/${demo.tenant}/standard  secret ${demo.secrets.standard}
+  health        ${base}/api/health      metrics ${base}/api/metrics
+  sign in       ${base}/login
+${demo.users.map((u) => `                ${u.role.padEnd(10)} ${u.email.padEnd(26)} ${u.password}`).join("\n")}
+Stop with Ctrl-C.`);
+
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`[start] ${signal}: stopping`);
+    await Promise.all(children.map((ch) => new Promise<void>((resolve) => {
+      if (!ch.process || ch.process.exitCode !== null) return resolve();
+      ch.process.once("exit", () => resolve());
+      ch.process.kill("SIGTERM");
+      setTimeout(() => ch.process?.kill("SIGKILL"), 10_000).unref();
+    })));
+    await db.embedded?.stop();
+    process.exit(0);
+  };
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+}
+
+main().catch((error) => {
+  console.error("[start] failed:", error instanceof Error ? error.message : error);
+  process.exit(1);
+});
