@@ -5,7 +5,35 @@ import type { Provider } from "@/lib/generated/prisma/enums";
 export type { Provider };
 
 /** Why a delivery was refused; also the `reason` label of the rejection metric. */
-export type VerifyFailure = "missing_header" | "malformed_header" | "timestamp_outside_tolerance" | "no_signature_matched" | "no_active_secret";
+export type VerifyFailure =
+  | "missing_header"
+  | "malformed_header"
+  | "timestamp_outside_tolerance"
+  | "no_signature_matched"
+  | "no_active_secret"
+  /** Schemes that sign fields inside the body (Adyen) cannot verify a body they cannot read. */
+  | "malformed_body"
+  | "missing_signature"
+  /** PayPal: the certificate URL is not PayPal's, or the certificate is not usable. */
+  | "certificate_rejected"
+  /** PayPal: the certificate could not be fetched. An outage, not the sender's fault: answered 503. */
+  | "certificate_unavailable";
+
+/**
+ * The likely cause of a failed verification, worked out only after it failed
+ * (lib/providers/explain.ts); also the `hint` label of the rejection metric.
+ */
+export type VerifyHint =
+  /** The signature matches the body as it was before someone re-serialised or trimmed it. */
+  | "body_reserialized"
+  /** The signature matches the configured secret with its surrounding whitespace removed. */
+  | "secret_whitespace"
+  /** No secret we hold made this signature: another account, endpoint or mode, a key of the wrong kind, or a forged body. */
+  | "wrong_secret"
+  /** The signed timestamp is outside the tolerance. */
+  | "clock_skew"
+  /** The delivery carries another provider's signature headers: it was sent to the wrong Tally URL. */
+  | "wrong_endpoint";
 
 export type VerifyInput = {
   rawBody: Buffer;
@@ -20,7 +48,7 @@ export type VerifyInput = {
 
 export type VerifyResult =
   | { ok: true; deliveryId: string | null }
-  | { ok: false; reason: VerifyFailure; message: string };
+  | { ok: false; reason: VerifyFailure; message: string; hint?: VerifyHint };
 
 /** One movement of money, as the provider reports it, in minor units. */
 export type Movement = {
@@ -36,12 +64,30 @@ export type Movement = {
   currency: string;
   occurredAt: Date;
   description: string;
+  /**
+   * The provider's id for looking this movement up in its API, when that is not
+   * `reference` (Flutterwave: the numeric transaction id its verify endpoint takes).
+   */
+  lookupId?: string;
 };
 
 export type ParseResult =
   | { kind: "money"; eventType: string; movements: Movement[] }
   | { kind: "ignored"; eventType: string; reason: string }
   | { kind: "failed"; error: string };
+
+/** The provider's own answer about a movement; see ProviderAdapter.confirm. */
+export type ConfirmResult = { ok: true } | { ok: false; reason: ConfirmFailure; message: string };
+
+export type ConfirmFailure =
+  /** The endpoint's settings lack what the API call needs (an API key), or the provider refused them. */
+  | "not_configured"
+  /** The provider knows no such transaction. */
+  | "not_found"
+  /** The provider knows it, but not as a completed payment. */
+  | "not_successful"
+  /** The provider's record disagrees with the webhook on amount, currency or reference. */
+  | "mismatch";
 
 export interface ProviderAdapter {
   readonly provider: Provider;
@@ -51,4 +97,18 @@ export interface ProviderAdapter {
   parse(rawBody: Buffer): ParseResult;
   /** What the provider expects back on success; most accept any 2xx. */
   readonly acknowledgement?: { body: string; contentType: string };
+  /**
+   * Asks the provider's API whether a parsed movement really happened, for
+   * providers whose webhook authentication is too weak to credit on alone
+   * (Flutterwave's verif-hash is a static shared secret, not a signature).
+   * The worker calls it after parse and before claiming; never at the door,
+   * because it is a network call and the acknowledgement path makes none.
+   *
+   * `{ ok: false }` is a definite answer: the provider denies the movement, its
+   * record disagrees, or the endpoint's settings cannot ask; do not claim, keep
+   * the event FAILED with the message (reprocessable once fixed).
+   * A thrown error is an outage (network, timeout, 429, 5xx): retry later.
+   * Providers without the hook need no confirmation.
+   */
+  confirm?(movement: Movement, settings: Record<string, unknown>): Promise<ConfirmResult>;
 }
