@@ -17,7 +17,8 @@ beforeAll(async () => {
 
 const storedFor = (t: TestTenant) => prisma.rawEvent.count({ where: { tenantId: t.id } });
 const errorOf = async (res: Response) => ((await res.json()) as { error: { code: string; message: string } }).error;
-const rejected = async (reason: string) => (await metrics().webhooksRejected.get()).values.filter((v) => v.labels.reason === reason).reduce((sum, v) => sum + v.value, 0);
+const rejected = async (reason: string, hint?: string) =>
+  (await metrics().webhooksRejected.get()).values.filter((v) => v.labels.reason === reason && (hint === undefined || v.labels.hint === hint)).reduce((sum, v) => sum + v.value, 0);
 
 describe("POST /api/webhooks/{tenant}/{provider}", () => {
   it("stores a signed Stripe event byte for byte and answers 200", async () => {
@@ -61,6 +62,23 @@ describe("POST /api/webhooks/{tenant}/{provider}", () => {
         expect(await rejected(reason)).toBe(counted + 1);
       });
     }
+  });
+
+  it("names the likely cause of a failed verification in the 401 and in the metric's hint label", async () => {
+    const event = JSON.stringify(aStripePayment());
+    const signed = stripeSignatureHeader(event, tenant.stripeSecret);
+    // A framework parsed the JSON and re-stringified it, indented, before Tally saw it.
+    const reserialized = JSON.stringify(JSON.parse(event), null, 2);
+    const counted = await rejected("no_signature_matched", "body_reserialized");
+    const res = await deliver(webhookRequest(tenant.slug, "stripe", reserialized, { "stripe-signature": signed }));
+    expect(res.status).toBe(401);
+    const error = await errorOf(res);
+    expect(error.message).toContain("Likely cause: the signature matches this body re-serialised as compact JSON");
+    expect(error.message).toMatch(/\(hint: body_reserialized\)$/);
+    expect(await rejected("no_signature_matched", "body_reserialized")).toBe(counted + 1);
+
+    const skewed = await deliver(stripeRequest(tenant, aStripePayment(), { timestamp: Math.floor(Date.now() / 1000) + 900 }));
+    expect((await errorOf(skewed)).message).toMatch(/in the future, outside the 300 s tolerance\. Likely cause: this server's clock is at least 60\d s slow.*\(hint: clock_skew\)$/);
   });
 
   it("accepts the old and the new secret during a rotation overlap, and only the new one after it", async () => {

@@ -8,7 +8,7 @@ import { activeSecrets, lookupEndpoint } from "@/lib/endpoint-cache";
 import type { EventSource, Provider } from "@/lib/generated/prisma/enums";
 import { metrics } from "@/lib/metrics";
 import { adapterFor } from "@/lib/providers";
-import type { ProviderAdapter, VerifyFailure } from "@/lib/providers/types";
+import type { ProviderAdapter, VerifyFailure, VerifyHint } from "@/lib/providers/types";
 import { RAW_EVENTS_CHANNEL, wake } from "@/lib/wake";
 
 export type RejectReason = VerifyFailure | "unknown_provider" | "unknown_tenant" | "unknown_endpoint" | "body_too_large" | "database_unavailable";
@@ -37,9 +37,9 @@ function keptHeaders(headers: Headers, adapter: ProviderAdapter): Record<string,
   return kept;
 }
 
-function reject(provider: string, status: 401 | 404 | 413 | 503, reason: RejectReason, message: string): IngestOutcome {
-  metrics().webhooksRejected.inc({ provider, reason });
-  return { ok: false, status, reason, message };
+function reject(provider: string, status: 401 | 404 | 413 | 503, reason: RejectReason, message: string, hint?: VerifyHint): IngestOutcome {
+  metrics().webhooksRejected.inc({ provider, reason, hint: hint ?? "none" });
+  return { ok: false, status, reason, message: hint ? `${message} (hint: ${hint})` : message };
 }
 
 export async function ingestWebhook(delivery: Delivery): Promise<IngestOutcome> {
@@ -78,7 +78,10 @@ export async function ingestWebhook(delivery: Delivery): Promise<IngestOutcome> 
     now: Math.floor(Date.now() / 1000),
     settings: endpoint.settings,
   });
-  if (!verdict.ok) return reject(provider, 401, verdict.reason, verdict.message);
+  if (!verdict.ok) {
+    // A certificate we could not fetch is our outage, not a bad delivery: 503 asks for a retry.
+    return reject(provider, verdict.reason === "certificate_unavailable" ? 503 : 401, verdict.reason, verdict.message, verdict.hint);
+  }
 
   let eventId: bigint;
   try {

@@ -15,8 +15,8 @@ function create() {
     }),
     webhooksRejected: new Counter({
       name: "tally_webhooks_rejected_total",
-      help: "Deliveries refused, by reason; none of them was stored",
-      labelNames: ["provider", "reason"] as const,
+      help: "Deliveries refused, by reason and, for failed verifications, likely cause (hint); none of them was stored",
+      labelNames: ["provider", "reason", "hint"] as const,
       registers: [registry],
     }),
     ackLatency: new Histogram({

@@ -34,6 +34,16 @@ describe("Standard Webhooks signature verification", () => {
     expect(check(headersFor(), { raw: Buffer.from(body.toString().replace("100", "1000")) })).toMatchObject({ ok: false, reason: "no_signature_matched" });
   });
 
+  it("explains a body whose trailing newline a proxy removed", () => {
+    const withNewline = Buffer.from(`${body}\n`);
+    expect(check(headersFor({ raw: withNewline }))).toMatchObject({ ok: false, reason: "no_signature_matched", hint: "body_reserialized", message: expect.stringContaining("trailing newline") });
+  });
+
+  it("explains a secret with whitespace, and a timestamp's skew", () => {
+    expect(check(headersFor(), { secrets: [`${secret} `] })).toMatchObject({ ok: false, hint: "secret_whitespace" });
+    expect(check(headersFor({ when: new Date(at.getTime() - 900_000) }))).toMatchObject({ hint: "clock_skew", message: expect.stringContaining("900 s old, outside the 300 s tolerance. Likely cause: the delivery was held up or replayed, or this server's clock is at least 600 s fast") });
+  });
+
   it("rejects a tampered webhook-id (the id is signed)", () => {
     const h = headersFor();
     h.set("webhook-id", "msg_2");

@@ -1,6 +1,7 @@
 // Standard Webhooks (Svix and others): webhook-id / webhook-timestamp / webhook-signature
 // (or their svix-* names); HMAC-SHA256, base64, over "<id>.<timestamp>.<raw body>",
 // keyed with the base64-decoded secret after "whsec_"; "v1,<sig>" list, space-separated.
+import { explainMismatch, explainMissingHeader, explainSkew, refuse } from "@/lib/providers/explain";
 import { decodeBase64, hmac, safeEqual, skewBeyond } from "@/lib/providers/signature";
 import type { VerifyInput, VerifyResult } from "@/lib/providers/types";
 
@@ -21,7 +22,7 @@ export function verifyStandard({ rawBody, headers, secrets, toleranceSeconds, no
   const signatureHeader = header(headers, "signature");
   const missing = [!id && "webhook-id", !timestampText && "webhook-timestamp", !signatureHeader && "webhook-signature"].filter(Boolean);
   if (missing.length > 0 || !id || !timestampText || !signatureHeader) {
-    return { ok: false, reason: "missing_header", message: `Missing ${missing.join(", ")} header${missing.length > 1 ? "s" : ""} (or the svix-* equivalents)` };
+    return refuse("missing_header", `Missing ${missing.join(", ")} header${missing.length > 1 ? "s" : ""} (or the svix-* equivalents)`, explainMissingHeader(headers, "standard"));
   }
   if (!/^\d+$/.test(timestampText)) return { ok: false, reason: "malformed_header", message: "webhook-timestamp is not a unix timestamp in seconds" };
   const signatures = signatureHeader
@@ -31,17 +32,31 @@ export function verifyStandard({ rawBody, headers, secrets, toleranceSeconds, no
     .map(([, value]) => decodeBase64(value!))
     .filter((sig): sig is Buffer => sig !== null);
   if (signatures.length === 0) return { ok: false, reason: "malformed_header", message: "webhook-signature has no v1 signature" };
+  const verifies = (body: Buffer, secret: string) => {
+    const key = standardKey(secret);
+    if (!key) return false;
+    const expected = hmac("sha256", key, `${id}.${timestampText}.`, body);
+    return signatures.some((sig) => safeEqual(sig, expected));
+  };
   const timestamp = Number(timestampText);
   const skew = skewBeyond(timestamp, now, toleranceSeconds);
   if (skew !== null) {
-    return { ok: false, reason: "timestamp_outside_tolerance", message: `webhook-timestamp is ${Math.abs(skew)} s ${skew > 0 ? "old" : "in the future"}, outside the ${toleranceSeconds} s tolerance` };
+    return refuse(
+      "timestamp_outside_tolerance",
+      `webhook-timestamp is ${Math.abs(skew)} s ${skew > 0 ? "old" : "in the future"}, outside the ${toleranceSeconds} s tolerance`,
+      explainSkew(skew, toleranceSeconds, secrets.some((s) => verifies(rawBody, s))),
+    );
   }
   if (secrets.length === 0) return { ok: false, reason: "no_active_secret", message: "No active signing secret is configured for this endpoint" };
-  for (const secret of secrets) {
-    const key = standardKey(secret);
-    if (!key) continue;
-    const expected = hmac("sha256", key, `${id}.${timestampText}.`, rawBody);
-    if (signatures.some((sig) => safeEqual(sig, expected))) return { ok: true, deliveryId: id };
-  }
-  return { ok: false, reason: "no_signature_matched", message: "No webhook-signature v1 signature matched an active secret for this endpoint" };
+  if (secrets.some((secret) => verifies(rawBody, secret))) return { ok: true, deliveryId: id };
+  return refuse(
+    "no_signature_matched",
+    "No webhook-signature v1 signature matched an active secret for this endpoint",
+    explainMismatch({
+      rawBody,
+      secrets,
+      verifies,
+      wrongKind: (secret) => (standardKey(secret) ? null : "the configured secret is not a Standard Webhooks secret (whsec_ followed by base64), so it cannot have made any signature"),
+    }),
+  );
 }

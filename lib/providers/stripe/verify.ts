@@ -1,5 +1,6 @@
 // Stripe-Signature: "t=<unix>,v1=<hex>[,v1=<hex>…]", HMAC-SHA256 over "<t>.<raw body>"
 // keyed with the whole whsec_ string. Any v1 may match any active secret.
+import { explainMismatch, explainMissingHeader, explainSkew, peekJson, refuse } from "@/lib/providers/explain";
 import { hmac, safeEqual, decodeHex, skewBeyond } from "@/lib/providers/signature";
 import type { VerifyInput, VerifyResult } from "@/lib/providers/types";
 
@@ -7,7 +8,7 @@ export const STRIPE_SIGNATURE_HEADER = "stripe-signature";
 
 export function verifyStripe({ rawBody, headers, secrets, toleranceSeconds, now }: VerifyInput): VerifyResult {
   const header = headers.get(STRIPE_SIGNATURE_HEADER);
-  if (!header) return { ok: false, reason: "missing_header", message: "Missing Stripe-Signature header" };
+  if (!header) return refuse("missing_header", "Missing Stripe-Signature header", explainMissingHeader(headers, "stripe"));
   let timestamp: number | null = null;
   const signatures: Buffer[] = [];
   for (const part of header.split(",")) {
@@ -23,15 +24,36 @@ export function verifyStripe({ rawBody, headers, secrets, toleranceSeconds, now 
   }
   if (timestamp === null) return { ok: false, reason: "malformed_header", message: "Stripe-Signature header has no timestamp (t=)" };
   if (signatures.length === 0) return { ok: false, reason: "malformed_header", message: "Stripe-Signature header has no v1 signature" };
+  const prefix = `${timestamp}.`;
+  const verifies = (body: Buffer, secret: string) => {
+    const expected = hmac("sha256", secret, prefix, body);
+    return signatures.some((sig) => safeEqual(sig, expected));
+  };
   const skew = skewBeyond(timestamp, now, toleranceSeconds);
   if (skew !== null) {
-    return { ok: false, reason: "timestamp_outside_tolerance", message: `Stripe-Signature timestamp is ${Math.abs(skew)} s ${skew > 0 ? "old" : "in the future"}, outside the ${toleranceSeconds} s tolerance` };
+    return refuse(
+      "timestamp_outside_tolerance",
+      `Stripe-Signature timestamp is ${Math.abs(skew)} s ${skew > 0 ? "old" : "in the future"}, outside the ${toleranceSeconds} s tolerance`,
+      explainSkew(skew, toleranceSeconds, secrets.some((s) => verifies(rawBody, s))),
+    );
   }
   if (secrets.length === 0) return { ok: false, reason: "no_active_secret", message: "No active signing secret is configured for this endpoint" };
-  const prefix = `${timestamp}.`;
-  for (const secret of secrets) {
-    const expected = hmac("sha256", secret, prefix, rawBody);
-    if (signatures.some((sig) => safeEqual(sig, expected))) return { ok: true, deliveryId: null };
-  }
-  return { ok: false, reason: "no_signature_matched", message: "No Stripe-Signature v1 signature matched an active secret for this endpoint" };
+  if (secrets.some((secret) => verifies(rawBody, secret))) return { ok: true, deliveryId: null };
+  return refuse(
+    "no_signature_matched",
+    "No Stripe-Signature v1 signature matched an active secret for this endpoint",
+    explainMismatch({ rawBody, secrets, verifies, secretName: "signing secret", wrongKind: stripeWrongKind, modeNote: stripeModeNote(rawBody) }),
+  );
+}
+
+function stripeWrongKind(secret: string): string | null {
+  const prefix = /^(sk|rk|pk)_(test|live)_/.exec(secret)?.[0];
+  if (!prefix) return null;
+  return `the configured secret starts with ${prefix}, which is a Stripe API key; a webhook signing secret starts with whsec_ (Dashboard > Developers > Webhooks > the endpoint > Signing secret)`;
+}
+
+function stripeModeNote(rawBody: Buffer): string | null {
+  const event = peekJson(rawBody) as { livemode?: unknown } | undefined;
+  if (typeof event?.livemode !== "boolean") return null;
+  return `the signature was not made with the endpoint's signing secret. This event is ${event.livemode ? "live" : "test"}-mode (livemode: ${event.livemode}), and Stripe signs test and live endpoints with different whsec_ secrets: check the secret was copied from the ${event.livemode ? "live" : "test"}-mode endpoint (or the body was changed after signing)`;
 }
