@@ -1,7 +1,7 @@
 // The audit trail: who did what to which thing, when and why. Written in the
 // same transaction as the change it describes, so neither exists without the other.
 import os from "node:os";
-import type { Tx } from "@/lib/db";
+import { prisma, type Tx } from "@/lib/db";
 import type { ActorType } from "@/lib/generated/prisma/enums";
 
 export type Actor = { type: ActorType; id?: string; label: string };
@@ -38,4 +38,34 @@ export async function recordAudit(tx: Tx, entry: AuditEntry): Promise<void> {
       details: JSON.parse(JSON.stringify(entry.details ?? {}, (_k, v) => (typeof v === "bigint" ? v.toString() : v))),
     },
   });
+}
+
+export type AuditFilter = {
+  /** A tenant's entries; with `includeGlobal`, also those tied to no tenant (sign-ins, admin users). */
+  tenantId: string;
+  includeGlobal?: boolean;
+  action?: string;
+  actor?: string;
+  from?: Date;
+  to?: Date;
+  limit?: number;
+  beforeId?: bigint;
+};
+
+/** One page of the audit log, newest first. */
+export async function listAudit(filter: AuditFilter) {
+  const limit = Math.min(filter.limit ?? 50, 500);
+  const rows = await prisma.auditLog.findMany({
+    where: {
+      ...(filter.includeGlobal ? { OR: [{ tenantId: filter.tenantId }, { tenantId: null }] } : { tenantId: filter.tenantId }),
+      ...(filter.action && { action: { startsWith: filter.action } }),
+      ...(filter.actor && { actorLabel: { contains: filter.actor, mode: "insensitive" as const } }),
+      ...((filter.from || filter.to) && { at: { ...(filter.from && { gte: filter.from }), ...(filter.to && { lt: filter.to }) } }),
+      ...(filter.beforeId && { id: { lt: filter.beforeId } }),
+    },
+    orderBy: { id: "desc" },
+    take: limit + 1,
+  });
+  const entries = rows.slice(0, limit);
+  return { entries, nextBefore: rows.length > limit ? entries[entries.length - 1]!.id : null };
 }

@@ -42,6 +42,24 @@ const schema = z.object({
   TALLY_FAULT_KILL_AT: z.enum(["", "after-ledger-write", "after-claim"]).default(""),
   TALLY_FAULT_DISABLE_CLAIM: flag,
 
+  /// Dashboard sign-in. A session ends after this long without a request (idle)
+  /// and, whatever the activity, this long after sign-in (absolute).
+  TALLY_SESSION_IDLE_MINUTES: int(60),
+  TALLY_SESSION_ABSOLUTE_HOURS: int(12),
+  /// Session cookie's Secure attribute. auto: Secure, except for plain-http
+  /// requests to a loopback host (localhost, 127.0.0.1, [::1]) so local use
+  /// works; always: Secure everywhere; never: only for plain http on a
+  /// private network, at your own risk (the cookie can then be sniffed).
+  TALLY_COOKIE_SECURE: z.enum(["auto", "always", "never"]).default("auto"),
+  /// Extra origins (scheme://host[:port]) allowed to send cookie-authenticated
+  /// state changes, beside the request's own Host; comma-separated.
+  TALLY_TRUSTED_ORIGINS: z.string().default(""),
+  /// Failed sign-ins allowed per window before 429. Per address is looser
+  /// because an office or a NAT shares one address. 0 turns a limit off.
+  TALLY_LOGIN_WINDOW_MINUTES: int(15),
+  TALLY_LOGIN_MAX_FAILURES_PER_EMAIL: int(5),
+  TALLY_LOGIN_MAX_FAILURES_PER_IP: int(20),
+
   /// Web app port for `npm start`.
   PORT: int(3000),
 

@@ -1,5 +1,6 @@
 // One place that turns domain outcomes and unexpected failures into HTTP:
 // a clear status and message, never a stack trace.
+import type { z } from "zod";
 import { isDatabaseUnavailable } from "@/lib/db";
 
 export function jsonError(status: number, code: string, message: string, headers?: HeadersInit): Response {
@@ -27,4 +28,49 @@ export function handled<A extends unknown[]>(handler: (...args: A) => Promise<Re
       return jsonError(500, "internal_error", "Internal error; it has been logged");
     }
   };
+}
+
+/** A refusal from requireAccess. */
+export function accessError(denied: { status: number; code: string; message: string }): Response {
+  return jsonError(denied.status, denied.code, denied.message);
+}
+
+// Domain refusals by reason. Anything unlisted is the caller's mistake: 400.
+const STATUS_BY_REASON: Record<string, number> = {
+  not_found: 404,
+  unknown_tenant: 404,
+  unknown_provider: 404,
+  exists: 409,
+  already_revoked: 409,
+  already_disabled: 409,
+  invalid_credentials: 401,
+  rate_limited: 429,
+};
+
+/** A domain function's `{ ok: false, reason, message }` as HTTP. */
+export function domainError(result: { reason: string; message: string }, headers?: HeadersInit): Response {
+  return jsonError(STATUS_BY_REASON[result.reason] ?? 400, result.reason, result.message, headers);
+}
+
+export type Parsed<T> = { ok: true; value: T } | { ok: false; response: Response };
+
+/** Validates input, answering 400 with a message that names the bad field. */
+export function parseInput<S extends z.ZodType>(schema: S, input: unknown): Parsed<z.infer<S>> {
+  const r = schema.safeParse(input);
+  if (r.success) return { ok: true, value: r.data };
+  const message = r.error.issues.map((i) => `${i.path.length ? i.path.join(".") : "body"}: ${i.message}`).join("; ");
+  return { ok: false, response: jsonError(400, "invalid_input", message) };
+}
+
+export function queryOf(request: Request): Record<string, string> {
+  return Object.fromEntries(new URL(request.url).searchParams);
+}
+
+/** The JSON body, or a 400 saying it is not JSON. */
+export async function jsonBody(request: Request): Promise<Parsed<unknown>> {
+  try {
+    return { ok: true, value: await request.json() };
+  } catch {
+    return { ok: false, response: jsonError(400, "invalid_json", "Request body must be JSON") };
+  }
 }

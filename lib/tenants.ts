@@ -1,6 +1,6 @@
 // Tenants, their provider endpoints and signing secrets. Secrets can overlap
 // during a rotation: the old one keeps verifying until its expiry.
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { recordAudit, type Actor } from "@/lib/audit";
 import { prisma } from "@/lib/db";
 import { forgetEndpoints } from "@/lib/endpoint-cache";
@@ -98,9 +98,11 @@ export async function addSecret(
   return { ok: true, value: result };
 }
 
-export async function revokeSecret(secretId: string, reason: string, actor: Actor): Promise<DomainResult<null>> {
-  const secret = await prisma.endpointSecret.findUnique({ where: { id: secretId }, include: { endpoint: { include: { tenant: true } } } });
-  if (!secret) return { ok: false, reason: "not_found", message: `No secret ${secretId}` };
+/** Revokes a secret at once. With `tenantId`, a secret of another tenant is "not found". */
+export async function revokeSecret(secretId: string, reason: string, actor: Actor, scope: { tenantId?: string } = {}): Promise<DomainResult<null>> {
+  const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+  const secret = UUID.test(secretId) ? await prisma.endpointSecret.findUnique({ where: { id: secretId }, include: { endpoint: { include: { tenant: true } } } }) : null;
+  if (!secret || (scope.tenantId && secret.endpoint.tenantId !== scope.tenantId)) return { ok: false, reason: "not_found", message: `No secret ${secretId}` };
   if (secret.revokedAt) return { ok: false, reason: "already_revoked", message: "Secret is already revoked" };
   await prisma.$transaction(async (tx) => {
     await tx.endpointSecret.update({ where: { id: secretId }, data: { revokedAt: new Date() } });
@@ -108,4 +110,46 @@ export async function revokeSecret(secretId: string, reason: string, actor: Acto
   });
   forgetEndpoints(secret.endpoint.tenant.slug);
   return { ok: true, value: null };
+}
+
+export type TenantRow = { id: string; slug: string; name: string; createdAt: Date; endpoints: number; members: number };
+
+export async function listTenants(where: { ids?: string[] } = {}): Promise<TenantRow[]> {
+  const rows = await prisma.tenant.findMany({
+    where: where.ids ? { id: { in: where.ids } } : {},
+    orderBy: { slug: "asc" },
+    include: { _count: { select: { endpoints: true, members: true } } },
+  });
+  return rows.map((t) => ({ id: t.id, slug: t.slug, name: t.name, createdAt: t.createdAt, endpoints: t._count.endpoints, members: t._count.members }));
+}
+
+/**
+ * A short, stable way to tell secrets apart without showing them: 32 bits of
+ * their SHA-256, which says nothing useful about a high-entropy secret.
+ */
+export function secretFingerprint(secret: string): string {
+  return createHash("sha256").update(secret).digest("hex").slice(0, 8);
+}
+
+export type SecretState = "active" | "expiring" | "expired" | "revoked";
+export type SecretRow = { id: string; label: string | null; fingerprint: string; createdAt: Date; expiresAt: Date | null; revokedAt: Date | null; state: SecretState };
+export type EndpointRow = { id: string; provider: Provider; enabled: boolean; toleranceSeconds: number; createdAt: Date; secrets: SecretRow[] };
+
+function secretState(s: { expiresAt: Date | null; revokedAt: Date | null }, now: Date): SecretState {
+  if (s.revokedAt) return "revoked";
+  if (s.expiresAt && s.expiresAt <= now) return "expired";
+  return s.expiresAt ? "expiring" : "active";
+}
+
+/** A tenant's endpoints and secret metadata; secret values never leave this function. */
+export async function listEndpoints(tenantId: string, now = new Date()): Promise<EndpointRow[]> {
+  const endpoints = await prisma.providerEndpoint.findMany({ where: { tenantId }, orderBy: { provider: "asc" }, include: { secrets: { orderBy: { createdAt: "desc" } } } });
+  return endpoints.map((e) => ({
+    id: e.id,
+    provider: e.provider,
+    enabled: e.enabled,
+    toleranceSeconds: e.toleranceSeconds,
+    createdAt: e.createdAt,
+    secrets: e.secrets.map((s) => ({ id: s.id, label: s.label, fingerprint: secretFingerprint(s.secret), createdAt: s.createdAt, expiresAt: s.expiresAt, revokedAt: s.revokedAt, state: secretState(s, now) })),
+  }));
 }

@@ -2,6 +2,7 @@
 // (admins see all), and an Argon2id password hash.
 import { recordAudit, type Actor } from "@/lib/audit";
 import { generatePassword, hashPassword, passwordProblem } from "@/lib/auth/passwords";
+import { revokeUserSessions } from "@/lib/auth/sessions";
 import { prisma } from "@/lib/db";
 import type { Role } from "@/lib/generated/prisma/enums";
 import type { DomainResult } from "@/lib/tenants";
@@ -35,4 +36,64 @@ export async function createUser(input: NewUser, actor: Actor): Promise<DomainRe
     return u;
   });
   return { ok: true, value: { id: user.id, email, password } };
+}
+
+export type UserRow = { id: string; email: string; name: string | null; role: Role; createdAt: Date; disabledAt: Date | null; tenants: string[]; activeSessions: number };
+
+export async function listUsers(): Promise<UserRow[]> {
+  const users = await prisma.user.findMany({
+    orderBy: { email: "asc" },
+    include: { tenants: { include: { tenant: { select: { slug: true } } } }, _count: { select: { sessions: { where: { revokedAt: null, expiresAt: { gt: new Date() } } } } } },
+  });
+  return users.map((u) => ({ id: u.id, email: u.email, name: u.name, role: u.role, createdAt: u.createdAt, disabledAt: u.disabledAt, tenants: u.tenants.map((m) => m.tenant.slug).sort(), activeSessions: u._count.sessions }));
+}
+
+// Someone must always be able to administer Tally from the dashboard.
+async function isLastActiveAdmin(userId: string): Promise<boolean> {
+  const admins = await prisma.user.findMany({ where: { role: "admin", disabledAt: null }, select: { id: true } });
+  return admins.length === 1 && admins[0]!.id === userId;
+}
+
+export type UserChange = { role?: string; tenants?: string[]; disabled?: boolean; reason?: string | null };
+
+/** Changes a user's role, tenant memberships and/or disabled state, auditing each change. Disabling also ends their sessions. */
+export async function updateUser(userId: string, change: UserChange, actor: Actor): Promise<DomainResult<UserRow>> {
+  const user = await prisma.user.findUnique({ where: { id: userId }, include: { tenants: { include: { tenant: true } } } });
+  if (!user) return { ok: false, reason: "not_found", message: `No user ${userId}` };
+  if (change.role !== undefined && !ROLES.includes(change.role as Role)) return { ok: false, reason: "invalid_role", message: `Role must be one of ${ROLES.join(", ")}` };
+  const role = (change.role ?? user.role) as Role;
+  const wanted = change.tenants ? [...new Set(change.tenants)] : user.tenants.map((m) => m.tenant.slug);
+  const tenants = await prisma.tenant.findMany({ where: { slug: { in: wanted } } });
+  const missing = wanted.filter((s) => !tenants.some((t) => t.slug === s));
+  if (missing.length) return { ok: false, reason: "unknown_tenant", message: `Unknown tenant${missing.length > 1 ? "s" : ""} ${missing.map((s) => `"${s}"`).join(", ")}` };
+  if (role !== "admin" && tenants.length === 0) return { ok: false, reason: "no_tenant", message: `A ${role} user must belong to at least one tenant` };
+  const demotesOrDisables = (role !== "admin" && user.role === "admin") || (change.disabled === true && user.role === "admin");
+  if (demotesOrDisables && !user.disabledAt && (await isLastActiveAdmin(userId))) return { ok: false, reason: "last_admin", message: "This is the last active admin; make someone else admin first" };
+
+  await prisma.$transaction(async (tx) => {
+    const audit = (action: string, details: Record<string, unknown>) => recordAudit(tx, { actor, action, subjectType: "user", subjectId: userId, reason: change.reason ?? null, details: { email: user.email, ...details } });
+    if (role !== user.role) {
+      await tx.user.update({ where: { id: userId }, data: { role } });
+      await audit("user.role_change", { from: user.role, to: role });
+    }
+    if (change.tenants) {
+      const before = user.tenants.map((m) => m.tenant.slug).sort();
+      const after = tenants.map((t) => t.slug).sort();
+      if (before.join() !== after.join()) {
+        await tx.tenantMember.deleteMany({ where: { userId, tenantId: { notIn: tenants.map((t) => t.id) } } });
+        await tx.tenantMember.createMany({ data: tenants.map((t) => ({ userId, tenantId: t.id })), skipDuplicates: true });
+        await audit("user.tenants_change", { from: before, to: after });
+      }
+    }
+    if (change.disabled === true && !user.disabledAt) {
+      await tx.user.update({ where: { id: userId }, data: { disabledAt: new Date() } });
+      await audit("user.disable", {});
+      await revokeUserSessions(tx, userId, actor, change.reason ?? "user disabled");
+    } else if (change.disabled === false && user.disabledAt) {
+      await tx.user.update({ where: { id: userId }, data: { disabledAt: null } });
+      await audit("user.enable", {});
+    }
+  });
+  const row = (await listUsers()).find((u) => u.id === userId)!;
+  return { ok: true, value: row };
 }

@@ -1,0 +1,260 @@
+import { describe, expect, it, beforeAll, afterEach } from "vitest";
+import { SYSTEM_ACTOR } from "@/lib/audit";
+import { requireAccess, type Principal } from "@/lib/auth/access";
+import { createApiToken } from "@/lib/auth/api-tokens";
+import { checkLoginLimit } from "@/lib/auth/login-limit";
+import { SECTION_ROLES } from "@/lib/auth/roles";
+import { resolveSession, sessionIdFor } from "@/lib/auth/sessions";
+import { signIn } from "@/lib/auth/sign-in";
+import { resetConfigForTests } from "@/lib/config";
+import { prisma } from "@/lib/db";
+import type { Role } from "@/lib/generated/prisma/enums";
+import { aTenant, unique, type TestTenant } from "@/lib/testing/builders";
+import { createUser, updateUser } from "@/lib/users";
+
+const PASSWORD = "correct horse battery";
+const ORIGIN = "http://tally.test";
+
+async function aUser(role: Role, tenants: string[]) {
+  const email = `${unique("u")}@example.test`;
+  const r = await createUser({ email, role, tenants, password: PASSWORD }, SYSTEM_ACTOR);
+  if (!r.ok) throw new Error(r.message);
+  return { id: r.value.id, email };
+}
+
+async function signedIn(email: string, ip = "10.0.0.1") {
+  const r = await signIn({ email, password: PASSWORD, ip });
+  if (!r.ok) throw new Error(r.message);
+  const session = await resolveSession(r.cookieValue);
+  return { cookie: r.cookieValue, csrf: session!.csrfToken };
+}
+
+function request(path: string, o: { method?: string; cookie?: string; csrf?: string; origin?: string | null; site?: string; bearer?: string } = {}): Request {
+  const headers: Record<string, string> = { host: "tally.test" };
+  if (o.cookie) headers.cookie = `other=1; tally_session=${o.cookie}`;
+  if (o.csrf) headers["x-csrf-token"] = o.csrf;
+  if (o.origin !== null) headers.origin = o.origin ?? ORIGIN;
+  if (o.site) headers["sec-fetch-site"] = o.site;
+  if (o.bearer) headers.authorization = `Bearer ${o.bearer}`;
+  return new Request(`${ORIGIN}${path}`, { method: o.method ?? "GET", headers });
+}
+
+let a: TestTenant;
+let b: TestTenant;
+beforeAll(async () => {
+  a = await aTenant();
+  b = await aTenant();
+});
+
+describe("sessions", () => {
+  it("signs in with the right password, storing only the SHA-256 of the cookie, and audits it", async () => {
+    const u = await aUser("ops", [a.slug]);
+    const r = await signIn({ email: u.email.toUpperCase(), password: PASSWORD, ip: "10.0.0.1" });
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(await prisma.session.findUnique({ where: { id: r.cookieValue } })).toBeNull();
+    const row = await prisma.session.findUniqueOrThrow({ where: { id: sessionIdFor(r.cookieValue) } });
+    expect(row.userId).toBe(u.id);
+    expect(await prisma.auditLog.count({ where: { action: "user.sign_in", subjectId: u.id } })).toBe(1);
+  });
+
+  it("answers the same for a wrong password, an unknown email and a disabled user", async () => {
+    const u = await aUser("ops", [a.slug]);
+    const d = await aUser("ops", [a.slug]);
+    await updateUser(d.id, { disabled: true }, SYSTEM_ACTOR);
+    const answers = await Promise.all([
+      signIn({ email: u.email, password: "wrong password!", ip: "10.0.1.1" }),
+      signIn({ email: "nobody@example.test", password: PASSWORD, ip: "10.0.1.2" }),
+      signIn({ email: d.email, password: PASSWORD, ip: "10.0.1.3" }),
+    ]);
+    for (const r of answers) expect(r).toEqual({ ok: false, reason: "invalid_credentials", message: "Wrong email or password" });
+  });
+
+  it("ends a session after the idle timeout and after the absolute timeout", async () => {
+    const u = await aUser("ops", [a.slug]);
+    const s = await signedIn(u.email);
+    const id = sessionIdFor(s.cookie);
+    expect(await resolveSession(s.cookie)).not.toBeNull();
+    await prisma.session.update({ where: { id }, data: { lastSeenAt: new Date(Date.now() - 61 * 60_000) } });
+    expect(await resolveSession(s.cookie)).toBeNull();
+    const s2 = await signedIn(u.email);
+    await prisma.session.update({ where: { id: sessionIdFor(s2.cookie) }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    expect(await resolveSession(s2.cookie)).toBeNull();
+  });
+
+  it("is revoked by sign-out and by an admin revoking the user's sessions", async () => {
+    const u = await aUser("accountant", [a.slug]);
+    const s = await signedIn(u.email);
+    const { POST: logout } = await import("@/app/api/auth/logout/route");
+    const res = await logout(request("/api/auth/logout", { method: "POST", cookie: s.cookie, csrf: s.csrf }));
+    expect(res.status).toBe(200);
+    expect(res.headers.get("set-cookie")).toContain("Max-Age=0");
+    expect(await resolveSession(s.cookie)).toBeNull();
+    expect(await prisma.auditLog.count({ where: { action: "user.sign_out", subjectId: u.id } })).toBe(1);
+
+    const s1 = await signedIn(u.email);
+    const s2 = await signedIn(u.email);
+    const { revokeSessionsOf } = await import("@/lib/auth/sessions");
+    const r = await revokeSessionsOf(u.id, { type: "USER", id: "x", label: "admin@example.test" }, "lost laptop");
+    expect(r).toEqual({ ok: true, value: { revoked: 2 } });
+    expect(await resolveSession(s1.cookie)).toBeNull();
+    expect(await resolveSession(s2.cookie)).toBeNull();
+    expect(await prisma.auditLog.findFirst({ where: { action: "user.sessions_revoke", subjectId: u.id } })).toMatchObject({ reason: "lost laptop", actorLabel: "admin@example.test" });
+  });
+
+  it("ends the sessions of a user who is disabled", async () => {
+    const u = await aUser("ops", [a.slug]);
+    const s = await signedIn(u.email);
+    await updateUser(u.id, { disabled: true, reason: "left" }, SYSTEM_ACTOR);
+    expect(await resolveSession(s.cookie)).toBeNull();
+  });
+});
+
+describe("CSRF", () => {
+  it("refuses a cookie-authenticated POST without the session's token, with another token, or from another site", async () => {
+    const u = await aUser("admin", []);
+    const s = await signedIn(u.email);
+    const path = `/api/v1/tenants/${a.slug}`;
+    const cases: [string, Request][] = [
+      ["no token", request(path, { method: "POST", cookie: s.cookie })],
+      ["wrong token", request(path, { method: "POST", cookie: s.cookie, csrf: "x".repeat(s.csrf.length) })],
+      ["other origin", request(path, { method: "POST", cookie: s.cookie, csrf: s.csrf, origin: "https://evil.example" })],
+      ["cross-site fetch metadata", request(path, { method: "DELETE", cookie: s.cookie, csrf: s.csrf, site: "cross-site" })],
+      ["no origin and no fetch metadata", request(path, { method: "PATCH", cookie: s.cookie, csrf: s.csrf, origin: null })],
+    ];
+    for (const [name, req] of cases) {
+      const r = await requireAccess(req, { tenant: a.slug });
+      expect({ name, ...r }).toMatchObject({ name, ok: false, status: 403, code: "csrf_failed" });
+    }
+    expect((await requireAccess(request(path, { method: "POST", cookie: s.cookie, csrf: s.csrf, site: "same-origin" }), { tenant: a.slug })).ok).toBe(true);
+    // Reads need no token.
+    expect((await requireAccess(request(path, { cookie: s.cookie }), { tenant: a.slug })).ok).toBe(true);
+  });
+
+  it("exempts bearer tokens, which a browser never attaches by itself", async () => {
+    const t = await createApiToken({ tenant: a.slug, role: "admin" }, SYSTEM_ACTOR);
+    if (!t.ok) throw new Error(t.message);
+    const r = await requireAccess(request(`/x`, { method: "POST", bearer: t.value.token, origin: null }), { tenant: a.slug });
+    expect(r.ok).toBe(true);
+  });
+});
+
+describe("sign-in rate limit", () => {
+  afterEach(() => {
+    delete process.env.TALLY_LOGIN_MAX_FAILURES_PER_IP;
+    resetConfigForTests();
+  });
+
+  it("answers 429 with a retry time after 5 failures for one email, even with the right password", async () => {
+    const u = await aUser("ops", [a.slug]);
+    for (let i = 0; i < 5; i++) {
+      const r = await signIn({ email: u.email, password: `wrong-${i}-password`, ip: `10.1.0.${i}` });
+      expect(r.ok ? "ok" : r.reason).toBe("invalid_credentials");
+    }
+    const r = await signIn({ email: u.email, password: PASSWORD, ip: "10.1.1.1" });
+    expect(r).toMatchObject({ ok: false, reason: "rate_limited" });
+    if (!r.ok && r.reason === "rate_limited") {
+      expect(r.retryAfterSeconds).toBeGreaterThan(14 * 60);
+      expect(r.retryAfterSeconds).toBeLessThanOrEqual(15 * 60);
+    }
+    // When the oldest failure leaves the window, one more attempt is allowed.
+    await prisma.loginFailure.updateMany({ where: { email: u.email }, data: { at: new Date(Date.now() - 16 * 60_000) } });
+    expect((await signIn({ email: u.email, password: PASSWORD, ip: "10.1.1.1" })).ok).toBe(true);
+  });
+
+  it("limits one address across many emails", async () => {
+    process.env.TALLY_LOGIN_MAX_FAILURES_PER_IP = "3";
+    resetConfigForTests();
+    const ip = `10.2.${Math.floor(Math.random() * 250)}.9`;
+    for (let i = 0; i < 3; i++) await signIn({ email: `${unique("x")}@example.test`, password: "nope-nope-nope", ip });
+    expect(await checkLoginLimit(`${unique("fresh")}@example.test`, ip)).toMatchObject({ ok: false, scope: "ip" });
+    expect(await checkLoginLimit(`${unique("fresh")}@example.test`, "10.3.0.1")).toEqual({ ok: true });
+  });
+
+  it("is answered by the login route as 429 with Retry-After", async () => {
+    const email = `${unique("limited")}@example.test`;
+    const { POST: login } = await import("@/app/api/auth/login/route");
+    const attempt = () => new Request(`${ORIGIN}/api/auth/login`, { method: "POST", headers: { host: "tally.test", origin: ORIGIN, "content-type": "application/json", "x-forwarded-for": "10.9.9.9" }, body: JSON.stringify({ email, password: "wrong-password" }) });
+    for (let i = 0; i < 5; i++) expect((await login(attempt())).status).toBe(401);
+    const res = await login(attempt());
+    expect(res.status).toBe(429);
+    expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/Too many failed sign-ins for this email; try again in \d+ minutes/);
+  });
+});
+
+describe("requireAccess", () => {
+  const principals: Record<string, () => Promise<{ headers: Parameters<typeof request>[1] }>> = {};
+  beforeAll(async () => {
+    for (const role of ["ops", "accountant"] as const) {
+      const u = await aUser(role, [a.slug]);
+      const s = await signedIn(u.email);
+      principals[`${role} of A`] = async () => ({ headers: { cookie: s.cookie } });
+    }
+    const admin = await aUser("admin", []);
+    const s = await signedIn(admin.email);
+    principals["admin"] = async () => ({ headers: { cookie: s.cookie } });
+    const token = await createApiToken({ tenant: a.slug, role: "accountant" }, SYSTEM_ACTOR);
+    if (!token.ok) throw new Error(token.message);
+    principals["accountant token of A"] = async () => ({ headers: { bearer: token.value.token } });
+  });
+
+  it("grants each role × tenant × section exactly as the role table says, and hides other tenants as 404", async () => {
+    const outcomes: string[] = [];
+    for (const [name, make] of Object.entries(principals)) {
+      const { headers } = await make();
+      for (const tenant of [a, b]) {
+        for (const [section, roles] of Object.entries(SECTION_ROLES)) {
+          const r = await requireAccess(request(`/t`, headers), { tenant: tenant.slug, roles });
+          outcomes.push(`${name} ${tenant === a ? "A" : "B"} ${section}: ${r.ok ? "ok" : r.status}`);
+        }
+      }
+    }
+    const role = (name: string): Role => (name.startsWith("ops") ? "ops" : name.includes("accountant") ? "accountant" : "admin");
+    const expected = Object.keys(principals).flatMap((name) =>
+      ["A", "B"].flatMap((t) =>
+        Object.entries(SECTION_ROLES).map(([section, roles]) => {
+          const sees = t === "A" || name === "admin";
+          return `${name} ${t} ${section}: ${!sees ? 404 : roles.includes(role(name)) ? "ok" : 403}`;
+        }),
+      ),
+    );
+    expect(outcomes).toEqual(expected);
+  });
+
+  it("answers 404 alike for a tenant that does not exist and one the principal cannot see", async () => {
+    const { headers } = await principals["ops of A"]!();
+    const missing = await requireAccess(request("/t", headers), { tenant: "no-such-tenant" });
+    const hidden = await requireAccess(request("/t", headers), { tenant: b.slug });
+    expect(missing).toMatchObject({ ok: false, status: 404, code: "unknown_tenant" });
+    expect(hidden).toMatchObject({ ok: false, status: 404, code: "unknown_tenant" });
+  });
+
+  it("answers 401 without credentials, with an unknown or revoked token, and with an ended session", async () => {
+    expect(await requireAccess(request("/t"), { tenant: a.slug })).toMatchObject({ status: 401 });
+    expect(await requireAccess(request("/t", { bearer: "tly_nope" }), { tenant: a.slug })).toMatchObject({ status: 401 });
+    const t = await createApiToken({ tenant: a.slug, role: "ops" }, SYSTEM_ACTOR);
+    if (!t.ok) throw new Error(t.message);
+    expect((await requireAccess(request("/t", { bearer: t.value.token }), { tenant: a.slug })).ok).toBe(true);
+    await prisma.apiToken.update({ where: { id: t.value.id }, data: { revokedAt: new Date() } });
+    expect(await requireAccess(request("/t", { bearer: t.value.token }), { tenant: a.slug })).toMatchObject({ status: 401 });
+    expect(await requireAccess(request("/t", { cookie: "forged" }), { tenant: a.slug })).toMatchObject({ status: 401, message: "Your session has ended; sign in again" });
+  });
+
+  it("keeps global admin actions for people: an admin token is refused", async () => {
+    const t = await createApiToken({ tenant: a.slug, role: "admin" }, SYSTEM_ACTOR);
+    if (!t.ok) throw new Error(t.message);
+    const r = await requireAccess(request("/api/v1/users", { bearer: t.value.token }), { roles: ["admin"], usersOnly: true });
+    expect(r).toMatchObject({ ok: false, status: 403 });
+  });
+
+  it("sees a role change on the next request", async () => {
+    const u = await aUser("ops", [a.slug]);
+    const s = await signedIn(u.email);
+    const ledger = () => requireAccess(request("/t", { cookie: s.cookie }), { tenant: a.slug, roles: SECTION_ROLES.ledger });
+    expect(await ledger()).toMatchObject({ status: 403 });
+    await updateUser(u.id, { role: "accountant" }, SYSTEM_ACTOR);
+    const r = await ledger();
+    expect(r.ok && (r.principal as Principal).role).toBe("accountant");
+  });
+});
