@@ -35,11 +35,14 @@ const schema = z.object({
   TALLY_RECEIPTS_FILE: z.string().optional(),
   TALLY_SMTP_URL: z.string().optional(),
   TALLY_RECEIPT_FROM: z.string().default("receipts@tally.local"),
+  /// Where SMTP receipts go when the payload names no recipient (e.g. a finance mailbox).
+  TALLY_RECEIPT_TO: z.string().optional(),
 
   /// Fault hooks, for tests and benchmarks only. They make the worker slow,
-  /// kill it at a chosen point, or disable the claim to prove the tests notice.
+  /// stop it at a chosen point to be killed, or disable the claim to prove the tests notice.
   TALLY_FAULT_WORKER_DELAY_MS: int(0),
-  TALLY_FAULT_KILL_AT: z.enum(["", "after-ledger-write", "after-claim"]).default(""),
+  /// Stops the worker (logs "fault.paused", then hangs) at a point, for a test to SIGKILL it there.
+  TALLY_FAULT_PAUSE_AT: z.enum(["", "after-ledger-write", "after-claim"]).default(""),
   TALLY_FAULT_DISABLE_CLAIM: flag,
 
   /// Dashboard sign-in. A session ends after this long without a request (idle)

@@ -71,7 +71,8 @@ async function main() {
 
   const env = { ...process.env, DATABASE_URL: db.url, NEXT_TELEMETRY_DISABLED: "1", PORT: String(port) };
   const children: Child[] = [{ name: "web", command: bin("next"), args: ["start", "-p", String(port)], restarts: 0 }];
-  if (existsSync(path.join(root, "workers", "worker.ts"))) children.push({ name: "worker", command: bin("tsx"), args: ["workers/worker.ts"], restarts: 0 });
+  // node --import tsx keeps the worker one process, so signals reach it directly.
+  children.push({ name: "worker", command: process.execPath, args: ["--import", "tsx", "workers/worker.ts"], restarts: 0 });
   for (const child of children) launch(child, env);
 
   const base = `http://localhost:${port}`;

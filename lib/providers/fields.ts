@@ -2,6 +2,7 @@
 // a number sent as a string, null sent as "", a timestamp as text. The same
 // event must parse to the same movement whichever way it was serialised.
 import { z } from "zod";
+import { decimalText } from "@/lib/money";
 
 /** Integer minor units from a JSON number or a string of digits; never a float. */
 export const minorUnits = z
@@ -17,7 +18,8 @@ export const minorUnits = z
 
 /** Text that may be absent, null or "": all three mean "not given". */
 export const optionalText = z
-  .union([z.string(), z.number(), z.null(), z.undefined()])
+  .union([z.string(), z.number(), z.null()])
+  .optional()
   .transform((v) => (v === null || v === undefined || v === "" ? undefined : String(v)));
 
 export const requiredText = z.union([z.string().min(1), z.number()]).transform(String);
@@ -52,4 +54,40 @@ export function parseJson(rawBody: Buffer): { ok: true; value: unknown } | { ok:
 
 export function describeZodError(error: z.ZodError): string {
   return error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ");
+}
+
+/** A timestamp that may be absent, null or "". */
+export const optionalTimestamp = z
+  .union([z.null(), z.literal(""), z.undefined(), timestamp])
+  .transform((v) => (v === null || v === "" ? undefined : v))
+  .optional();
+
+/** A major-unit decimal amount ("10.50" or 10.5) as exact text, for lib/money's toMinorUnits with its currency. */
+export const decimalAmount = z.union([z.number(), z.string()]).transform((v, ctx) => {
+  const r = decimalText(v);
+  if (!r.ok) {
+    ctx.addIssue({ code: "custom", message: r.error });
+    return z.NEVER;
+  }
+  return r.text;
+});
+
+/**
+ * `account` from a metadata object, which some providers send as an object, a JSON
+ * string of one, "" or null depending on how it was set; undefined when absent.
+ */
+export function metadataAccount(metadata: unknown): string | undefined {
+  let value = metadata;
+  if (typeof value === "string" && value.trim().startsWith("{")) {
+    try {
+      value = JSON.parse(value);
+    } catch {
+      return undefined;
+    }
+  }
+  if (!value || typeof value !== "object" || Array.isArray(value)) return undefined;
+  const account = (value as Record<string, unknown>).account;
+  if (typeof account === "string" && account.trim() !== "") return account.trim();
+  if (typeof account === "number") return String(account);
+  return undefined;
 }

@@ -1,0 +1,196 @@
+// Step 2 and 3 of the protocol: parse what arrived and claim each money movement's
+// idempotency key before doing anything with it. A claim that is not won is
+// someone else's: this delivery becomes a DUPLICATE and does no work at all.
+//
+//   RECEIVED raw event ──parse──► IGNORED | FAILED
+//                        └─claim─► CLAIMED (won ≥ 1 key) ──commit──► DONE
+//                                  DUPLICATE (every key already claimed)
+import { config } from "@/lib/config";
+import { Prisma, prisma, type Tx } from "@/lib/db";
+import type { Provider } from "@/lib/generated/prisma/enums";
+import { adapterFor } from "@/lib/providers";
+import type { Movement, ParseResult } from "@/lib/providers/types";
+
+/** tenant:provider:provider_reference: the provider's own reference, scoped by tenant. Never our id, a timestamp or a payload hash. */
+export function idempotencyKey(tenantId: string, provider: Provider, reference: string): string {
+  return `${tenantId}:${provider}:${reference}`;
+}
+
+/** A claim this worker owns, with the fencing token it must present to commit. */
+export type OwnedClaim = {
+  claimId: bigint;
+  version: number;
+  tenantId: string;
+  provider: Provider;
+  reference: string;
+  rawEventId: bigint;
+  /** Present when the claim was made from a fresh parse; reparsed otherwise. */
+  movement?: Movement;
+  /** When the first delivery carrying the movement arrived (for end-to-end latency). */
+  receivedAt?: Date;
+};
+
+export type PickUpResult = { picked: number; claims: OwnedClaim[]; duplicates: number; ignored: number; failed: number };
+
+type RawRow = { id: bigint; tenant_id: string; provider: Provider; raw_body: Uint8Array; received_at: Date };
+type Wanted = { key: string; raw: RawRow; movement: Movement };
+
+const TX_OPTIONS = { maxWait: 10_000, timeout: 60_000 } as const;
+
+/** Parses a stored body; a parser that throws is a bug, but must fail one event, not the batch. */
+export function parseRaw(provider: Provider, rawBody: Uint8Array): ParseResult {
+  const adapter = adapterFor(provider);
+  if (!adapter) return { kind: "failed", error: `no adapter for provider ${provider}` };
+  try {
+    return adapter.parse(Buffer.from(rawBody));
+  } catch (error) {
+    return { kind: "failed", error: `parser crashed: ${error instanceof Error ? error.message : String(error)}` };
+  }
+}
+
+/**
+ * Takes a batch of RECEIVED events (SKIP LOCKED: replicas never take the same
+ * row), parses them and claims their movements, in one short transaction.
+ */
+export async function pickUpReceived(batchSize = config().TALLY_WORKER_BATCH): Promise<PickUpResult> {
+  return prisma.$transaction(async (tx) => {
+    const rows = await tx.$queryRaw<RawRow[]>(Prisma.sql`
+      SELECT id, tenant_id, provider, raw_body, received_at FROM raw_events
+      WHERE status = 'RECEIVED' ORDER BY id LIMIT ${batchSize}
+      FOR UPDATE SKIP LOCKED`);
+    const result: PickUpResult = { picked: rows.length, claims: [], duplicates: 0, ignored: 0, failed: 0 };
+    const wanted: Wanted[] = [];
+    const eventTypes = new Map<bigint, string>();
+
+    for (const raw of rows) {
+      const parsed = parseRaw(raw.provider, raw.raw_body);
+      if (parsed.kind === "failed") {
+        result.failed++;
+        await tx.$executeRaw(Prisma.sql`UPDATE raw_events SET status = 'FAILED', last_error = ${parsed.error}, attempts = attempts + 1, processed_at = now() WHERE id = ${raw.id}`);
+      } else if (parsed.kind === "ignored") {
+        result.ignored++;
+        await tx.$executeRaw(Prisma.sql`UPDATE raw_events SET status = 'IGNORED', event_type = ${parsed.eventType}, note = ${parsed.reason}, last_error = NULL, attempts = attempts + 1, processed_at = now() WHERE id = ${raw.id}`);
+      } else {
+        eventTypes.set(raw.id, parsed.eventType);
+        for (const movement of parsed.movements) {
+          let key = idempotencyKey(raw.tenant_id, raw.provider, movement.reference);
+          // Fault hook for the replay's self-test: without the claim, every delivery is "new".
+          if (config().TALLY_FAULT_DISABLE_CLAIM) key = `${key}#${raw.id}`;
+          wanted.push({ key, raw, movement });
+        }
+      }
+    }
+    if (wanted.length === 0) return result;
+
+    const won = await claimKeys(tx, wanted);
+    const earlier = await firstCarriers(tx, wanted.filter((w) => !won.has(`${w.key}\u0000${w.raw.id}`)).map((w) => w.key));
+    for (const raw of rows) {
+      const mine = wanted.filter((w) => w.raw.id === raw.id);
+      if (mine.length === 0) continue;
+      const owned = mine.flatMap((w) => {
+        const claim = won.get(`${w.key}\u0000${raw.id}`);
+        return claim ? [{ ...claim, tenantId: raw.tenant_id, provider: raw.provider, reference: w.movement.reference, rawEventId: raw.id, movement: w.movement, receivedAt: raw.received_at }] : [];
+      });
+      const eventType = eventTypes.get(raw.id) ?? null;
+      if (owned.length > 0) {
+        result.claims.push(...owned);
+        await tx.$executeRaw(Prisma.sql`UPDATE raw_events SET status = 'CLAIMED', event_type = ${eventType}, last_error = NULL, attempts = attempts + 1 WHERE id = ${raw.id}`);
+      } else {
+        result.duplicates++;
+        const original = earlier.get(mine[0]!.key) ?? raw.id;
+        await tx.$executeRaw(Prisma.sql`UPDATE raw_events SET status = 'DUPLICATE', event_type = ${eventType}, duplicate_of_id = ${original === raw.id ? null : original}, last_error = NULL, attempts = attempts + 1, processed_at = now() WHERE id = ${raw.id}`);
+      }
+    }
+    return result;
+  }, TX_OPTIONS);
+}
+
+/**
+ * INSERT … ON CONFLICT DO NOTHING RETURNING: only the first claimant of a key
+ * gets a row back. Keys go in sorted order so two batches claiming overlapping
+ * keys wait on each other instead of deadlocking; the unique index underneath
+ * is the backstop for any race this misses.
+ */
+async function claimKeys(tx: Tx, wanted: Wanted[]): Promise<Map<string, { claimId: bigint; version: number }>> {
+  const sorted = [...wanted].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : Number(a.raw.id - b.raw.id)));
+  const rows = await tx.$queryRaw<{ id: bigint; idempotency_key: string; raw_event_id: bigint; claim_version: number }[]>(Prisma.sql`
+    INSERT INTO processed_events (idempotency_key, tenant_id, provider, provider_reference, raw_event_id)
+    SELECT * FROM unnest(
+      ${sorted.map((w) => w.key)}::text[],
+      ${sorted.map((w) => w.raw.tenant_id)}::uuid[],
+      ${sorted.map((w) => w.raw.provider)}::"Provider"[],
+      ${sorted.map((w) => w.movement.reference)}::text[],
+      ${sorted.map((w) => w.raw.id.toString())}::bigint[])
+    ON CONFLICT (idempotency_key) DO NOTHING
+    RETURNING id, idempotency_key, raw_event_id, claim_version`);
+  return new Map(rows.map((r) => [`${r.idempotency_key}\u0000${r.raw_event_id}`, { claimId: r.id, version: r.claim_version }]));
+}
+
+/** For keys claimed before: which raw event carried them first. */
+async function firstCarriers(tx: Tx, keys: string[]): Promise<Map<string, bigint>> {
+  if (keys.length === 0) return new Map();
+  const rows = await tx.$queryRaw<{ idempotency_key: string; raw_event_id: bigint }[]>(Prisma.sql`
+    SELECT idempotency_key, raw_event_id FROM processed_events WHERE idempotency_key = ANY(${keys}::text[])`);
+  return new Map(rows.map((r) => [r.idempotency_key, r.raw_event_id]));
+}
+
+/**
+ * Takes claims that were released (by the sweep, an operator, or a deferral
+ * whose back-off has passed). Taking bumps the fencing token, so whoever held
+ * the claim before can no longer commit.
+ */
+export async function takeReleasedClaims(batchSize = config().TALLY_WORKER_BATCH): Promise<OwnedClaim[]> {
+  const rows = await prisma.$queryRaw<{ id: bigint; claim_version: number; tenant_id: string; provider: Provider; provider_reference: string; raw_event_id: bigint }[]>(Prisma.sql`
+    UPDATE processed_events SET claimed_at = now(), claim_version = claim_version + 1, attempts = attempts + 1
+    WHERE id IN (
+      SELECT id FROM processed_events
+      WHERE status = 'CLAIMED' AND claimed_at IS NULL AND (retry_at IS NULL OR retry_at <= now())
+      ORDER BY id LIMIT ${batchSize}
+      FOR UPDATE SKIP LOCKED)
+    RETURNING id, claim_version, tenant_id, provider, provider_reference, raw_event_id`);
+  return rows.map((r) => ({ claimId: r.id, version: r.claim_version, tenantId: r.tenant_id, provider: r.provider, reference: r.provider_reference, rawEventId: r.raw_event_id }));
+}
+
+export type Release = { claimId: bigint; version: number; failed: boolean; attempts: number };
+
+/**
+ * Releases a claim for any worker to retry after `retryAfterMs`, fenced by the
+ * token (a claim that has moved on is left alone). Past the attempt limit the
+ * claim and its raw event become FAILED and show as stuck instead of looping.
+ */
+export async function releaseClaim(claim: Pick<OwnedClaim, "claimId" | "version">, reason: string, retryAfterMs: number): Promise<Release | null> {
+  const max = config().TALLY_MAX_ATTEMPTS;
+  return prisma.$transaction(async (tx) => {
+    const rows = await tx.$queryRaw<{ id: bigint; claim_version: number; status: string; attempts: number; raw_event_id: bigint }[]>(Prisma.sql`
+      UPDATE processed_events SET
+        claim_version = claim_version + 1,
+        claimed_at = NULL,
+        last_error = ${reason},
+        retry_at = now() + ${retryAfterMs} * interval '1 millisecond',
+        status = CASE WHEN attempts >= ${max} THEN 'FAILED'::"ClaimStatus" ELSE status END
+      WHERE id = ${claim.claimId} AND claim_version = ${claim.version} AND status = 'CLAIMED'
+      RETURNING id, claim_version, status::text, attempts, raw_event_id`);
+    const row = rows[0];
+    if (!row) return null;
+    const failed = row.status === "FAILED";
+    if (failed) await markRawFailed(tx, row.raw_event_id, `gave up after ${row.attempts} attempts: ${reason}`);
+    return { claimId: row.id, version: row.claim_version, failed, attempts: row.attempts };
+  });
+}
+
+export async function markRawFailed(tx: Tx, rawEventId: bigint, error: string): Promise<void> {
+  await tx.$executeRaw(Prisma.sql`UPDATE raw_events SET status = 'FAILED', last_error = ${error}, processed_at = now() WHERE id = ${rawEventId} AND status = 'CLAIMED'`);
+}
+
+/** Gives up on a claim at once (retrying cannot help), fenced by the token. */
+export async function failClaim(claim: Pick<OwnedClaim, "claimId" | "version">, reason: string): Promise<boolean> {
+  return prisma.$transaction(async (tx) => {
+    const rows = await tx.$queryRaw<{ raw_event_id: bigint }[]>(Prisma.sql`
+      UPDATE processed_events SET status = 'FAILED', claim_version = claim_version + 1, claimed_at = NULL, last_error = ${reason}
+      WHERE id = ${claim.claimId} AND claim_version = ${claim.version} AND status = 'CLAIMED'
+      RETURNING raw_event_id`);
+    if (!rows[0]) return false;
+    await markRawFailed(tx, rows[0].raw_event_id, reason);
+    return true;
+  });
+}

@@ -1,0 +1,137 @@
+// Step 4 of the protocol: the effect and its record commit together. In ONE
+// transaction: the claim turns DONE (only while our fencing token is current),
+// the balanced posting and balance changes are written, the raw event is marked
+// done, and a receipt is queued in the outbox. No network call happens inside.
+import { setTimeout as sleep } from "node:timers/promises";
+import { failClaim, parseRaw, releaseClaim, type OwnedClaim } from "@/lib/claim";
+import { config } from "@/lib/config";
+import { pauseIfFaultAt } from "@/lib/fault";
+import { Prisma, prisma, type Tx } from "@/lib/db";
+import { clearingAccountCode, customerAccountCode, ensureAccount, UNALLOCATED_ACCOUNT, writePosting } from "@/lib/ledger";
+import type { Movement } from "@/lib/providers/types";
+import { OUTBOX_CHANNEL, wake } from "@/lib/wake";
+
+export type CommitOutcome =
+  | { kind: "posted"; postingId: bigint; outboxId: bigint }
+  /** The claim was released and taken by someone else meanwhile: our token is stale, nothing was written. */
+  | { kind: "fenced" }
+  /** Not possible yet (a refund whose payment is not posted): released for a later retry. */
+  | { kind: "deferred"; reason: string; failed: boolean };
+
+/** Rolls the transaction back and says why; not an error, a decision. */
+class Abort extends Error {
+  constructor(readonly outcome: { kind: "fenced" } | { kind: "defer"; reason: string }) {
+    super(outcome.kind);
+  }
+}
+
+/** Back-off for deferred claims: 1 s, 2 s, 4 s … capped at a minute. */
+export function retryDelayMs(attempts: number): number {
+  return Math.min(60_000, 500 * 2 ** Math.max(1, attempts));
+}
+
+async function movementOf(claim: OwnedClaim): Promise<Movement | string> {
+  if (claim.movement) return claim.movement;
+  const raw = await prisma.rawEvent.findUnique({ where: { id: claim.rawEventId }, select: { rawBody: true, provider: true } });
+  if (!raw) return `raw event ${claim.rawEventId} not found`;
+  const parsed = parseRaw(raw.provider, raw.rawBody);
+  if (parsed.kind !== "money") return `raw event ${claim.rawEventId} no longer parses to money: ${parsed.kind === "failed" ? parsed.error : parsed.reason}`;
+  return parsed.movements.find((m) => m.reference === claim.reference) ?? `raw event ${claim.rawEventId} no longer carries ${claim.reference}`;
+}
+
+/** The customer account a refund takes money from, when its payload does not name one: the refunded payment's. */
+async function accountOfPayment(tx: Tx, claim: OwnedClaim, paymentReference: string): Promise<string | null> {
+  const rows = await tx.$queryRaw<{ code: string }[]>(Prisma.sql`
+    SELECT a.code FROM postings p
+    JOIN ledger_entries e ON e.posting_id = p.id
+    JOIN accounts a ON a.id = e.account_id AND a.kind = 'CUSTOMER'
+    WHERE p.tenant_id = ${claim.tenantId}::uuid AND p.provider = ${claim.provider}::"Provider"
+      AND p.provider_reference = ${paymentReference} AND p.kind = 'PAYMENT'
+    LIMIT 1`);
+  return rows[0]?.code ?? null;
+}
+
+export async function commitClaim(claim: OwnedClaim): Promise<CommitOutcome> {
+  const movement = await movementOf(claim);
+  if (typeof movement === "string") {
+    // Retrying cannot help: fail it now, visibly, for a person to look at.
+    return (await failClaim(claim, movement)) ? { kind: "deferred", reason: movement, failed: true } : { kind: "fenced" };
+  }
+  const faultDelay = config().TALLY_FAULT_WORKER_DELAY_MS;
+  if (faultDelay > 0) await sleep(faultDelay);
+
+  try {
+    const result = await prisma.$transaction(
+      async (tx) => {
+        const fenced = await tx.$executeRaw(Prisma.sql`
+          UPDATE processed_events SET status = 'DONE', done_at = now(), last_error = NULL, retry_at = NULL
+          WHERE id = ${claim.claimId} AND claim_version = ${claim.version} AND status = 'CLAIMED' AND claimed_at IS NOT NULL`);
+        if (fenced === 0) throw new Abort({ kind: "fenced" });
+
+        let customer: string;
+        if (movement.account) customer = customerAccountCode(movement.account);
+        else if (movement.kind === "PAYMENT") customer = UNALLOCATED_ACCOUNT;
+        else {
+          const found = movement.paymentReference ? await accountOfPayment(tx, claim, movement.paymentReference) : null;
+          if (!found) throw new Abort({ kind: "defer", reason: `refund ${movement.reference}: payment ${movement.paymentReference ?? "(not named)"} is not posted yet, so its account is unknown` });
+          customer = found;
+        }
+        const customerId = await ensureAccount(tx, claim.tenantId, customer, "CUSTOMER");
+        const clearingId = await ensureAccount(tx, claim.tenantId, clearingAccountCode(claim.provider), "PROVIDER_CLEARING");
+        // A payment: the provider owes us (debit clearing), we owe the customer (credit customer). A refund reverses it.
+        const sign = movement.kind === "PAYMENT" ? 1n : -1n;
+        const postingId = await writePosting(tx, {
+          tenantId: claim.tenantId,
+          kind: movement.kind,
+          processedEventId: claim.claimId,
+          provider: claim.provider,
+          providerReference: movement.reference,
+          description: movement.description,
+          occurredAt: movement.occurredAt,
+          legs: [
+            { accountId: clearingId, amount: sign * movement.amount, currency: movement.currency },
+            { accountId: customerId, amount: -sign * movement.amount, currency: movement.currency },
+          ],
+        });
+
+        await pauseIfFaultAt("after-ledger-write");
+
+        // Lock the raw event before counting its unfinished claims, so two claims of
+        // one event committing at once cannot both think the other is unfinished.
+        await tx.$queryRaw(Prisma.sql`SELECT id FROM raw_events WHERE id = ${claim.rawEventId} FOR UPDATE`);
+        await tx.$executeRaw(Prisma.sql`
+          UPDATE raw_events SET status = 'DONE', processed_at = now()
+          WHERE id = ${claim.rawEventId} AND status = 'CLAIMED'
+            AND NOT EXISTS (SELECT 1 FROM processed_events WHERE raw_event_id = ${claim.rawEventId} AND status <> 'DONE')`);
+
+        const outbox = await tx.outboxMessage.create({
+          data: {
+            tenantId: claim.tenantId,
+            kind: "receipt",
+            postingId,
+            payload: {
+              kind: movement.kind,
+              provider: claim.provider,
+              reference: movement.reference,
+              account: customer,
+              amount: movement.amount.toString(),
+              currency: movement.currency,
+              occurredAt: movement.occurredAt.toISOString(),
+            },
+          },
+          select: { id: true },
+        });
+        return { postingId, outboxId: outbox.id };
+      },
+      { maxWait: 10_000, timeout: 60_000 },
+    );
+    wake(OUTBOX_CHANNEL);
+    return { kind: "posted", ...result };
+  } catch (error) {
+    if (!(error instanceof Abort)) throw error;
+    if (error.outcome.kind === "fenced") return { kind: "fenced" };
+    const attempts = (await prisma.processedEvent.findUnique({ where: { id: claim.claimId }, select: { attempts: true } }))?.attempts ?? 1;
+    const released = await releaseClaim(claim, error.outcome.reason, retryDelayMs(attempts));
+    return released ? { kind: "deferred", reason: error.outcome.reason, failed: released.failed } : { kind: "fenced" };
+  }
+}

@@ -1,0 +1,44 @@
+// The outbox dispatcher: delivers what committed transactions queued, after the
+// commit, at least once. A row is leased (available_at pushed forward) while it
+// is being sent, so a dispatcher that dies mid-send only delays it.
+import { config } from "@/lib/config";
+import { Prisma, prisma } from "@/lib/db";
+import type { ReceiptTransport } from "@/lib/receipt-transport";
+
+export type DispatchResult = { leased: number; sent: number; failed: number };
+
+/** Back-off after the n-th failed attempt: 2 s, 4 s, 8 s … capped. */
+export function outboxBackoffMs(attempts: number): number {
+  return Math.min(config().TALLY_OUTBOX_MAX_BACKOFF_MS, 1000 * 2 ** Math.max(1, attempts));
+}
+
+export async function dispatchOutbox(transport: ReceiptTransport, batchSize = config().TALLY_OUTBOX_BATCH): Promise<DispatchResult> {
+  const leaseMs = config().TALLY_OUTBOX_LEASE_MS;
+  const rows = await prisma.$queryRaw<{ id: bigint; tenant_id: string; payload: Record<string, unknown>; attempts: number }[]>(Prisma.sql`
+    UPDATE outbox SET available_at = now() + ${leaseMs} * interval '1 millisecond', attempts = attempts + 1
+    WHERE id IN (
+      SELECT id FROM outbox WHERE sent_at IS NULL AND available_at <= now()
+      ORDER BY id LIMIT ${batchSize} FOR UPDATE SKIP LOCKED)
+    RETURNING id, tenant_id, payload, attempts`);
+  const result: DispatchResult = { leased: rows.length, sent: 0, failed: 0 };
+  for (const row of rows) {
+    try {
+      await transport.send({ outboxId: row.id, tenantId: row.tenant_id, payload: row.payload });
+      await prisma.$executeRaw(Prisma.sql`UPDATE outbox SET sent_at = now(), last_error = NULL WHERE id = ${row.id} AND sent_at IS NULL`);
+      result.sent++;
+    } catch (error) {
+      result.failed++;
+      const message = error instanceof Error ? error.message : String(error);
+      await prisma.$executeRaw(Prisma.sql`
+        UPDATE outbox SET last_error = ${message}, available_at = now() + ${outboxBackoffMs(row.attempts)} * interval '1 millisecond'
+        WHERE id = ${row.id} AND sent_at IS NULL`);
+    }
+  }
+  return result;
+}
+
+export async function outboxBacklog(): Promise<{ pending: number; oldestSeconds: number }> {
+  const [row] = await prisma.$queryRaw<{ pending: bigint; oldest: number | null }[]>(Prisma.sql`
+    SELECT count(*) AS pending, extract(epoch FROM now() - min(created_at))::float8 AS oldest FROM outbox WHERE sent_at IS NULL`);
+  return { pending: Number(row?.pending ?? 0), oldestSeconds: row?.oldest ?? 0 };
+}

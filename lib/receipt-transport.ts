@@ -1,0 +1,58 @@
+// How receipts leave Tally. Every delivery carries the outbox id as its
+// idempotency key: delivery is at least once, so the receiving side drops repeats.
+import { appendFile, mkdir } from "node:fs/promises";
+import path from "node:path";
+import { config } from "@/lib/config";
+
+export type Receipt = { outboxId: bigint; tenantId: string; payload: Record<string, unknown> };
+
+export interface ReceiptTransport {
+  readonly name: string;
+  send(receipt: Receipt): Promise<void>;
+}
+
+export const idempotencyKeyOf = (r: Receipt) => `tally-outbox-${r.outboxId}`;
+
+/** One JSON line per delivery: the embedded default, and what tests count. */
+export function fileTransport(file: string): ReceiptTransport {
+  let ready: Promise<unknown> | undefined;
+  return {
+    name: `file:${file}`,
+    async send(r) {
+      ready ??= mkdir(path.dirname(file), { recursive: true });
+      await ready;
+      const line = JSON.stringify({ idempotencyKey: idempotencyKeyOf(r), outboxId: r.outboxId.toString(), tenantId: r.tenantId, deliveredAt: new Date().toISOString(), ...r.payload });
+      // One write() per line with O_APPEND: lines from several workers never interleave.
+      await appendFile(file, line + "\n", { flag: "a" });
+    },
+  };
+}
+
+export async function smtpTransport(url: string, from: string, fallbackTo: string | undefined): Promise<ReceiptTransport> {
+  const nodemailer = await import("nodemailer");
+  const mailer = nodemailer.createTransport(url);
+  return {
+    name: "smtp",
+    async send(r) {
+      const p = r.payload as { kind?: string; amount?: string; currency?: string; reference?: string; account?: string; email?: string };
+      const to = p.email ?? fallbackTo;
+      if (!to) throw new Error("receipt has no recipient and TALLY_RECEIPT_TO is not set");
+      await mailer.sendMail({
+        from,
+        to,
+        subject: `${p.kind === "REFUND" ? "Refund" : "Payment"} received: ${p.amount} ${p.currency} (${p.reference})`,
+        text: `${p.kind === "REFUND" ? "Refund" : "Payment"} ${p.reference} for account ${p.account}: ${p.amount} ${p.currency} (minor units).`,
+        // A stable Message-ID lets mail systems drop a repeated delivery.
+        messageId: `<${idempotencyKeyOf(r)}@tally>`,
+        headers: { "X-Tally-Idempotency-Key": idempotencyKeyOf(r) },
+      });
+    },
+  };
+}
+
+/** SMTP when TALLY_SMTP_URL is set; otherwise the receipts file (TALLY_RECEIPTS_FILE, default .tally/receipts.ndjson). */
+export async function configuredTransport(): Promise<ReceiptTransport> {
+  const c = config();
+  if (c.TALLY_SMTP_URL) return smtpTransport(c.TALLY_SMTP_URL, c.TALLY_RECEIPT_FROM, c.TALLY_RECEIPT_TO);
+  return fileTransport(c.TALLY_RECEIPTS_FILE ?? path.join(process.cwd(), ".tally", "receipts.ndjson"));
+}

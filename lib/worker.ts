@@ -1,0 +1,193 @@
+// The worker: three loops in one process. Claim-and-commit (woken by NOTIFY,
+// polling as the safety net), the outbox dispatcher, and the sweep timer.
+// Safe as several replicas: every take is SKIP LOCKED or advisory-locked.
+import pg from "pg";
+import { pickUpReceived, releaseClaim, takeReleasedClaims, type OwnedClaim } from "@/lib/claim";
+import { commitClaim, retryDelayMs } from "@/lib/commit";
+import { config } from "@/lib/config";
+import { pauseIfFaultAt } from "@/lib/fault";
+import { databaseUrl, isDatabaseUnavailable } from "@/lib/db";
+import { dispatchOutbox } from "@/lib/outbox";
+import { configuredTransport, type ReceiptTransport } from "@/lib/receipt-transport";
+import { sweepStaleClaims } from "@/lib/sweep";
+import { CLAIMS_CHANNEL, OUTBOX_CHANNEL, RAW_EVENTS_CHANNEL } from "@/lib/wake";
+import { workerMetrics } from "@/lib/worker-metrics";
+
+export type Log = (event: string, fields?: Record<string, unknown>) => void;
+
+export const jsonLog: Log = (event, fields = {}) =>
+  console.log(JSON.stringify({ at: new Date().toISOString(), pid: process.pid, event, ...fields }, (_k, v) => (typeof v === "bigint" ? v.toString() : v)));
+
+/** LISTEN on a dedicated connection; reconnects on its own. Losing it costs latency only: every loop also polls. */
+class Wakeups {
+  private client: pg.Client | null = null;
+  private waiters = new Map<string, Set<() => void>>();
+  private closed = false;
+
+  constructor(private readonly channels: string[], private readonly log: Log) {}
+
+  async connect(): Promise<void> {
+    if (this.closed) return;
+    const client = new pg.Client({ connectionString: databaseUrl() });
+    const retry = () => {
+      if (this.client === client) this.client = null;
+      client.end().catch(() => undefined);
+      if (!this.closed) setTimeout(() => void this.connect(), 2000).unref();
+    };
+    client.on("error", retry);
+    client.on("notification", (n) => this.fire(n.channel));
+    try {
+      await client.connect();
+      for (const channel of this.channels) await client.query(`LISTEN ${channel}`);
+      this.client = client;
+    } catch (error) {
+      this.log("listen.unavailable", { error: String(error) });
+      retry();
+    }
+  }
+
+  private fire(channel: string): void {
+    const set = this.waiters.get(channel);
+    if (!set) return;
+    this.waiters.delete(channel);
+    for (const resolve of set) resolve();
+  }
+
+  /** Resolves on a notification on any of the channels, after timeoutMs, or on abort. */
+  wait(channels: string[], timeoutMs: number, signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      if (signal.aborted) return resolve();
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", done);
+        for (const c of channels) this.waiters.get(c)?.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      signal.addEventListener("abort", done, { once: true });
+      for (const c of channels) {
+        if (!this.waiters.has(c)) this.waiters.set(c, new Set());
+        this.waiters.get(c)!.add(done);
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.client?.end().catch(() => undefined);
+  }
+}
+
+async function commitWithCare(claim: OwnedClaim, log: Log): Promise<void> {
+  const m = workerMetrics();
+  try {
+    const outcome = await commitClaim(claim);
+    if (outcome.kind === "posted") {
+      m.processed.inc({ provider: claim.provider });
+      if (claim.receivedAt) m.endToEnd.observe((Date.now() - claim.receivedAt.getTime()) / 1000);
+    } else if (outcome.kind === "fenced") {
+      m.fenced.inc();
+      log("commit.fenced", { claim: claim.claimId, version: claim.version, reference: claim.reference });
+    } else {
+      m.deferred.inc();
+      if (outcome.failed) m.failures.inc({ stage: "commit" });
+      log(outcome.failed ? "claim.failed" : "claim.deferred", { claim: claim.claimId, reference: claim.reference, reason: outcome.reason });
+    }
+  } catch (error) {
+    if (isDatabaseUnavailable(error)) throw error;
+    // A bug or a refused write: give the claim back with a back-off instead of
+    // holding it until the sweep; past the attempt limit it becomes FAILED.
+    log("commit.error", { claim: claim.claimId, reference: claim.reference, error: String(error) });
+    const released = await releaseClaim(claim, `commit failed: ${error instanceof Error ? error.message : String(error)}`, retryDelayMs(5));
+    if (released?.failed) m.failures.inc({ stage: "commit" });
+  }
+}
+
+/** One pass: released claims first (they are older), then newly received events. Returns how much it did. */
+export async function processOnce(log: Log = jsonLog): Promise<number> {
+  const m = workerMetrics();
+  let work = 0;
+  for (const claim of await takeReleasedClaims()) {
+    work++;
+    await commitWithCare(claim, log);
+  }
+  const picked = await pickUpReceived();
+  work += picked.picked;
+  if (picked.claims.length > 0) await pauseIfFaultAt("after-claim");
+  if (picked.duplicates) m.duplicates.inc(picked.duplicates);
+  if (picked.ignored) m.ignored.inc(picked.ignored);
+  if (picked.failed) m.failures.inc({ stage: "parse" }, picked.failed);
+  for (const claim of picked.claims) await commitWithCare(claim, log);
+  return work;
+}
+
+async function loop(name: string, signal: AbortSignal, log: Log, body: () => Promise<"busy" | "idle">, idle: () => Promise<void>): Promise<void> {
+  let failures = 0;
+  while (!signal.aborted) {
+    try {
+      const state = await body();
+      failures = 0;
+      if (state === "idle") await idle();
+    } catch (error) {
+      failures++;
+      const delay = Math.min(30_000, 250 * 2 ** Math.min(failures, 7));
+      log(`${name}.error`, { error: error instanceof Error ? error.message : String(error), retryInMs: delay, databaseUnavailable: isDatabaseUnavailable(error) });
+      await new Promise((r) => setTimeout(r, delay));
+    }
+  }
+}
+
+export type WorkerOptions = {
+  signal: AbortSignal;
+  log?: Log;
+  transport?: ReceiptTransport;
+  /** Run the outbox dispatcher loop in this process (default true). */
+  dispatcher?: boolean;
+  /** Run the sweep timer in this process (default true; the advisory lock keeps it to one at a time). */
+  sweeper?: boolean;
+};
+
+export async function runWorker(options: WorkerOptions): Promise<void> {
+  const c = config();
+  const log = options.log ?? jsonLog;
+  const { signal } = options;
+  const wakeups = new Wakeups([RAW_EVENTS_CHANNEL, CLAIMS_CHANNEL, OUTBOX_CHANNEL], log);
+  await wakeups.connect();
+  const transport = options.transport ?? (await configuredTransport());
+  const m = workerMetrics();
+  log("worker.start", { poll: c.TALLY_WORKER_POLL_MS, batch: c.TALLY_WORKER_BATCH, sweepEvery: c.TALLY_SWEEP_INTERVAL_MS, staleAfter: c.TALLY_STALE_CLAIM_MS, maxAttempts: c.TALLY_MAX_ATTEMPTS, receipts: transport.name });
+
+  const loops = [
+    loop("process", signal, log, async () => ((await processOnce(log)) > 0 ? "busy" : "idle"), () => wakeups.wait([RAW_EVENTS_CHANNEL, CLAIMS_CHANNEL], c.TALLY_WORKER_POLL_MS, signal)),
+  ];
+  if (options.dispatcher ?? true) {
+    loops.push(
+      loop("outbox", signal, log, async () => {
+        const r = await dispatchOutbox(transport);
+        if (r.sent) m.receiptsSent.inc(r.sent);
+        if (r.failed) m.receiptFailures.inc(r.failed);
+        return r.leased > 0 ? "busy" : "idle";
+      }, () => wakeups.wait([OUTBOX_CHANNEL], c.TALLY_OUTBOX_POLL_MS, signal)),
+    );
+  }
+  if (options.sweeper ?? true) {
+    loops.push(
+      loop("sweep", signal, log, async () => {
+        const r = await sweepStaleClaims();
+        if (r) {
+          m.sweeps.inc();
+          m.reclaimed.inc(r.released.length);
+          for (const s of r.released) log(s.failed ? "sweep.gave_up" : "sweep.released", { claim: s.id, key: s.key, attempts: s.attempts, heldForMs: s.heldForMs });
+        }
+        return "idle";
+      }, () => new Promise((resolve) => {
+        if (signal.aborted) return resolve();
+        const t = setTimeout(resolve, c.TALLY_SWEEP_INTERVAL_MS);
+        signal.addEventListener("abort", () => { clearTimeout(t); resolve(); }, { once: true });
+      })),
+    );
+  }
+  await Promise.all(loops);
+  await wakeups.close();
+  log("worker.stop");
+}

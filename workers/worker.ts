@@ -1,0 +1,41 @@
+// `npm run worker`: the sidecar that turns stored deliveries into ledger postings.
+// SIGTERM: stop taking work, let the current transaction finish, exit.
+// SIGKILL at any point loses nothing: the sweep releases whatever was held.
+import http from "node:http";
+import { config } from "@/lib/config";
+import { closeDb } from "@/lib/db";
+import { metrics } from "@/lib/metrics";
+import { jsonLog, runWorker } from "@/lib/worker";
+
+const controller = new AbortController();
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  process.on(signal, () => {
+    if (controller.signal.aborted) return;
+    jsonLog("worker.stopping", { signal });
+    controller.abort();
+    setTimeout(() => process.exit(1), 15_000).unref();
+  });
+}
+
+const port = config().TALLY_WORKER_METRICS_PORT;
+const server = port
+  ? http
+      .createServer(async (req, res) => {
+        if (req.url !== "/metrics") return res.writeHead(404).end();
+        const { registry } = metrics();
+        res.writeHead(200, { "content-type": registry.contentType }).end(await registry.metrics());
+      })
+      .listen(port, "127.0.0.1")
+  : null;
+
+runWorker({ signal: controller.signal })
+  .then(async () => {
+    server?.close();
+    await closeDb();
+    process.exit(0);
+  })
+  .catch(async (error) => {
+    jsonLog("worker.crash", { error: String(error) });
+    await closeDb();
+    process.exit(1);
+  });
