@@ -13,7 +13,7 @@ export type Explanation = { hint: VerifyHint; cause: string };
 const PROBE_LIMIT_BYTES = 256 * 1024;
 
 /** A refusal, with its likely cause appended to the message when there is one. */
-export function refuse(reason: VerifyFailure, message: string, explanation?: Explanation | null): VerifyResult {
+export function refuse(reason: VerifyFailure, message: string, explanation?: Explanation | null): Extract<VerifyResult, { ok: false }> {
   if (!explanation) return { ok: false, reason, message };
   return { ok: false, reason, message: `${message}. Likely cause: ${explanation.cause}`, hint: explanation.hint };
 }

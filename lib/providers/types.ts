@@ -30,6 +30,8 @@ export type VerifyHint =
   | "secret_whitespace"
   /** No secret we hold made this signature: another account, endpoint or mode, a key of the wrong kind, or a forged body. */
   | "wrong_secret"
+  /** The secret is right (other signed parts of the delivery verify with it) but this part does not: altered or forged. */
+  | "payload_altered"
   /** The signed timestamp is outside the tolerance. */
   | "clock_skew"
   /** The delivery carries another provider's signature headers: it was sent to the wrong Tally URL. */

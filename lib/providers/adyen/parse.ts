@@ -1,0 +1,85 @@
+// Adyen notification batches to money movements: one batch, any number of movements.
+//
+// | item (success = "true")  | movement | reference   | paymentReference  |
+// |--------------------------|----------|-------------|-------------------|
+// | AUTHORISATION            | PAYMENT  | pspReference |                  |
+// | REFUND                   | REFUND   | pspReference | originalReference (the payment's pspReference) |
+// | anything else, or failed | ignored  |             |                   |
+//
+// AUTHORISATION credits the payment: this assumes the merchant account captures
+// automatically (Adyen's default). CAPTURE items are ignored so a payment never
+// posts twice; a manual-capture merchant needs a different mapping.
+// Amount: amount.value, already minor units; currency amount.currency; occurredAt eventDate.
+// Account: additionalData "metadata.account" (Adyen flattens metadata into
+// additionalData; a nested metadata.account is read too), else shopperReference,
+// Adyen's id for the shopper (the counterpart of Stripe's customer); else null
+// (unallocated; a refund takes its payment's account). Not merchantReference: it is
+// the merchant's per-payment order reference, and an account per order is no account.
+// A batch where no item moves money is ignored; one malformed money item fails the
+// whole batch, kept for reprocessing, rather than posting part of it.
+import { z } from "zod";
+import { currencyCode, describeZodError, looseBoolean, metadataAccount, minorUnits, optionalText, parseJson, requiredText, timestamp } from "@/lib/providers/fields";
+import type { Movement, ParseResult } from "@/lib/providers/types";
+
+const MONEY_CODES = { AUTHORISATION: "PAYMENT", REFUND: "REFUND" } as const;
+
+const batch = z.object({
+  notificationItems: z.array(z.object({ NotificationRequestItem: z.record(z.string(), z.unknown()) })).min(1),
+});
+
+const header = z.object({ eventCode: z.string().min(1), success: looseBoolean.optional() });
+
+const moneyItem = z.object({
+  pspReference: requiredText,
+  originalReference: optionalText,
+  eventDate: timestamp,
+  amount: z.object({ value: minorUnits, currency: currencyCode }),
+  additionalData: z.record(z.string(), z.unknown()).nullish().transform((d) => d ?? {}),
+});
+
+function nonEmpty(v: unknown): string | undefined {
+  if (typeof v === "string" && v.trim() !== "") return v.trim();
+  if (typeof v === "number") return String(v);
+  return undefined;
+}
+
+function adyenAccount(additionalData: Record<string, unknown>): string | null {
+  return nonEmpty(additionalData["metadata.account"]) ?? metadataAccount(additionalData.metadata) ?? nonEmpty(additionalData.shopperReference) ?? null;
+}
+
+export function parseAdyen(rawBody: Buffer): ParseResult {
+  const json = parseJson(rawBody);
+  if (!json.ok) return { kind: "failed", error: json.error };
+  const b = batch.safeParse(json.value);
+  if (!b.success) return { kind: "failed", error: `not an Adyen notification batch: ${describeZodError(b.error)}` };
+  const items = b.data.notificationItems.map((w) => w.NotificationRequestItem);
+
+  const codes: string[] = [];
+  const movements: Movement[] = [];
+  for (const [index, raw] of items.entries()) {
+    const h = header.safeParse(raw);
+    if (!h.success) return { kind: "failed", error: `notificationItems[${index}]: ${describeZodError(h.error)}` };
+    const { eventCode, success } = h.data;
+    if (!codes.includes(eventCode)) codes.push(eventCode);
+    const kind = MONEY_CODES[eventCode as keyof typeof MONEY_CODES];
+    if (!kind || success !== true) continue;
+    const m = moneyItem.safeParse(raw);
+    if (!m.success) return { kind: "failed", error: `notificationItems[${index}] ${eventCode}: ${describeZodError(m.error)}` };
+    const item = m.data;
+    if (item.amount.value === 0n) continue;
+    if (kind === "REFUND" && !item.originalReference) return { kind: "failed", error: `notificationItems[${index}] REFUND: originalReference: missing (the refunded payment's pspReference)` };
+    movements.push({
+      kind,
+      reference: item.pspReference,
+      account: adyenAccount(item.additionalData),
+      ...(kind === "REFUND" && { paymentReference: item.originalReference }),
+      amount: item.amount.value,
+      currency: item.amount.currency,
+      occurredAt: item.eventDate,
+      description: kind === "PAYMENT" ? `Adyen payment ${item.pspReference}` : `Adyen refund ${item.pspReference} of ${item.originalReference}`,
+    });
+  }
+  const eventType = codes.join(",");
+  if (movements.length === 0) return { kind: "ignored", eventType, reason: "no successful AUTHORISATION or REFUND with an amount in the batch" };
+  return { kind: "money", eventType, movements };
+}
