@@ -66,11 +66,17 @@ export function queryOf(request: Request): Record<string, string> {
   return Object.fromEntries(new URL(request.url).searchParams);
 }
 
-/** The JSON body, or a 400 saying it is not JSON. */
+/** The JSON body (an empty body is `{}`), or a 400 saying it is not JSON. */
 export async function jsonBody(request: Request): Promise<Parsed<unknown>> {
   try {
-    return { ok: true, value: await request.json() };
+    const text = await request.text();
+    return { ok: true, value: text.trim() === "" ? {} : JSON.parse(text) };
   } catch {
     return { ok: false, response: jsonError(400, "invalid_json", "Request body must be JSON") };
   }
+}
+
+/** Data as the JSON API sends it (bigints and dates as strings), for server pages handing rows to client components. */
+export function plain<T>(data: T): unknown {
+  return JSON.parse(JSON.stringify(data, (_k, v) => (typeof v === "bigint" ? v.toString() : v)));
 }

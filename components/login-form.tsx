@@ -1,0 +1,45 @@
+"use client";
+// The sign-in form: posts the credentials as JSON and follows ?next= on success.
+import { useState, type FormEvent } from "react";
+import { api } from "@/components/api-client";
+
+export function LoginForm({ next }: { next: string }) {
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  async function submit(e: FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    const form = new FormData(e.currentTarget);
+    setBusy(true);
+    setError(null);
+    try {
+      await api("/api/auth/login", { method: "POST", body: { email: form.get("email"), password: form.get("password") } });
+      // Only same-site paths: ?next= must not send people elsewhere.
+      window.location.assign(next.startsWith("/") && !next.startsWith("//") ? next : "/");
+    } catch (err) {
+      setError(err instanceof Error ? err.message : "Sign-in failed");
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form onSubmit={submit} className="stack" aria-describedby={error ? "login-error" : undefined}>
+      <label>
+        Email
+        <input name="email" type="email" autoComplete="username" required autoFocus />
+      </label>
+      <label>
+        Password
+        <input name="password" type="password" autoComplete="current-password" required />
+      </label>
+      {error && (
+        <p id="login-error" role="alert" className="error">
+          {error}
+        </p>
+      )}
+      <button type="submit" disabled={busy}>
+        {busy ? "Signing in…" : "Sign in"}
+      </button>
+    </form>
+  );
+}

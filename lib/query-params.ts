@@ -1,0 +1,50 @@
+// Query-string inputs shared by the JSON API and the pages that read the same
+// filters from their URL: blank means absent, dates are days or instants, ids are bigints.
+import { z } from "zod";
+import { RAW_EVENT_STATUSES } from "@/lib/events";
+import { Provider } from "@/lib/generated/prisma/enums";
+
+const blank = (v: unknown) => (typeof v === "string" && v.trim() === "" ? undefined : v);
+
+export const bigintId = z.string().regex(/^[1-9]\d{0,17}$/, "must be a positive whole number").transform((v) => BigInt(v));
+
+const day = /^\d{4}-\d{2}-\d{2}$/;
+/** A day (YYYY-MM-DD, UTC) or an ISO instant; `end` makes a day mean its end, so "to 2026-12-01" includes that day. */
+const instant = (end: boolean) =>
+  z.string().refine((v) => day.test(v) || !Number.isNaN(Date.parse(v)), "must be a date (YYYY-MM-DD) or an ISO timestamp").transform((v) => {
+    const d = new Date(day.test(v) ? `${v}T00:00:00Z` : v);
+    return end && day.test(v) ? new Date(d.getTime() + 86_400_000) : d;
+  });
+
+const text = (max: number) => z.preprocess(blank, z.string().trim().max(max).optional());
+const limit = z.preprocess(blank, z.coerce.number().int().min(1).max(200).default(50));
+
+export const EventQuery = z.object({
+  status: z.preprocess(blank, z.enum(RAW_EVENT_STATUSES as [string, ...string[]]).optional()),
+  provider: z.preprocess(blank, z.enum(Object.values(Provider) as [string, ...string[]]).optional()),
+  reference: text(200),
+  from: z.preprocess(blank, instant(false).optional()),
+  to: z.preprocess(blank, instant(true).optional()),
+  limit,
+  before: z.preprocess(blank, bigintId.optional()),
+});
+
+export const AuditQuery = z.object({
+  action: text(100),
+  actor: text(200),
+  from: z.preprocess(blank, instant(false).optional()),
+  to: z.preprocess(blank, instant(true).optional()),
+  /** Admins only: include entries tied to no tenant (sign-ins, admin users). */
+  scope: z.preprocess(blank, z.enum(["tenant", "all"]).default("tenant")),
+  limit,
+  before: z.preprocess(blank, bigintId.optional()),
+});
+
+export const AccountQuery = z.object({
+  kind: z.preprocess(blank, z.enum(["CUSTOMER", "PROVIDER_CLEARING", "CORRECTIONS"]).optional()),
+  code: text(200),
+  limit: z.preprocess(blank, z.coerce.number().int().min(1).max(500).default(100)),
+  after: z.preprocess(blank, bigintId.optional()),
+});
+
+export const EntryQuery = z.object({ limit, before: z.preprocess(blank, bigintId.optional()) });
