@@ -1,0 +1,13 @@
+import { confirmFlutterwave } from "@/lib/providers/flutterwave/confirm";
+import { parseFlutterwave } from "@/lib/providers/flutterwave/parse";
+import { verifyFlutterwave } from "@/lib/providers/flutterwave/verify";
+import type { ProviderAdapter } from "@/lib/providers/types";
+
+export const flutterwave: ProviderAdapter = {
+  provider: "flutterwave",
+  // Not verif-hash: it is the endpoint's secret itself, and must not sit beside every event.
+  headerNames: [],
+  verify: verifyFlutterwave,
+  parse: parseFlutterwave,
+  confirm: confirmFlutterwave,
+};
