@@ -1,0 +1,86 @@
+import { describe, expect, it } from "vitest";
+import { CertificateCache, paypalCertificateUrl } from "@/lib/providers/paypal/certificates";
+import { aPaypalSigner } from "@/lib/testing/provider-builders";
+
+const signer = aPaypalSigner();
+const url = (path = "CERT-1") => new URL(`https://api.sandbox.paypal.com/v1/notifications/certs/${path}`);
+
+describe("PayPal certificate URLs", () => {
+  it("accepts https URLs on PayPal's API hosts and other paypal.com hosts", () => {
+    for (const host of ["api.paypal.com", "api.sandbox.paypal.com", "api-m.paypal.com", "api-m.sandbox.paypal.com", "messageverificationcerts.paypal.com"]) {
+      expect(paypalCertificateUrl(`https://${host}/v1/notifications/certs/CERT-360caa42`)).toMatchObject({ ok: true });
+    }
+  });
+
+  it("refuses everything else before any network call", () => {
+    const refused = [
+      "http://api.paypal.com/v1/notifications/certs/CERT",
+      "https://evil.example/cert.pem",
+      "https://paypal.com.evil.example/cert.pem",
+      "https://evilpaypal.com/cert.pem",
+      "https://paypal.com/cert.pem",
+      "https://api.paypal.com.:443/cert.pem",
+      "https://api.paypal.com:8443/cert.pem",
+      "https://user:pw@api.paypal.com/cert.pem",
+      "https://api.paypal.com@evil.example/cert.pem",
+      "file:///etc/passwd",
+      "not a url",
+    ];
+    for (const text of refused) expect([text, paypalCertificateUrl(text).ok]).toEqual([text, false]);
+  });
+});
+
+describe("the certificate cache", () => {
+  const counting = (pem = signer.certificatePem) => {
+    const calls: string[] = [];
+    return { calls, fetcher: async (u: URL) => (calls.push(u.href), pem) };
+  };
+
+  it("fetches a URL once, however many deliveries (even concurrent ones) ask", async () => {
+    const { calls, fetcher } = counting();
+    const cache = new CertificateCache({ fetcher });
+    const results = await Promise.all([cache.get(url()), cache.get(url()), cache.get(url())]);
+    expect(results.every((r) => r.ok)).toBe(true);
+    expect((await cache.get(url())).ok).toBe(true);
+    expect(calls).toHaveLength(1);
+  });
+
+  it("fetches again after the TTL", async () => {
+    let now = 1_000_000;
+    const { calls, fetcher } = counting();
+    const cache = new CertificateCache({ fetcher, ttlMs: 60_000, clock: () => now });
+    await cache.get(url());
+    now += 59_999;
+    await cache.get(url());
+    expect(calls).toHaveLength(1);
+    now += 2;
+    await cache.get(url());
+    expect(calls).toHaveLength(2);
+  });
+
+  it("keeps at most maxEntries URLs, dropping the oldest", async () => {
+    const { calls, fetcher } = counting();
+    const cache = new CertificateCache({ fetcher, maxEntries: 3 });
+    for (const path of ["A", "B", "C", "D"]) await cache.get(url(path));
+    expect(cache.size).toBe(3);
+    await cache.get(url("D"));
+    expect(calls).toHaveLength(4);
+    await cache.get(url("A"));
+    expect(calls).toHaveLength(5);
+  });
+
+  it("does not keep failures: an unreachable certificate is tried again next time", async () => {
+    let fail = true;
+    const cache = new CertificateCache({ fetcher: async () => (fail ? Promise.reject(new Error("ECONNRESET")) : signer.certificatePem) });
+    expect(await cache.get(url())).toMatchObject({ ok: false, reason: "certificate_unavailable", message: expect.stringContaining("ECONNRESET") });
+    await new Promise((r) => setTimeout(r, 0));
+    expect(cache.size).toBe(0);
+    fail = false;
+    expect(await cache.get(url())).toMatchObject({ ok: true });
+  });
+
+  it("rejects a response that is not a certificate", async () => {
+    const cache = new CertificateCache({ fetcher: async () => "<html>PayPal</html>" });
+    expect(await cache.get(url())).toMatchObject({ ok: false, reason: "certificate_rejected", message: expect.stringContaining("did not return a PEM certificate") });
+  });
+});

@@ -1,0 +1,10 @@
+import { parsePaypal } from "@/lib/providers/paypal/parse";
+import { PAYPAL_HEADERS, verifyPaypal } from "@/lib/providers/paypal/verify";
+import type { ProviderAdapter } from "@/lib/providers/types";
+
+export const paypal: ProviderAdapter = {
+  provider: "paypal",
+  headerNames: PAYPAL_HEADERS,
+  verify: verifyPaypal,
+  parse: parsePaypal,
+};
