@@ -1,11 +1,14 @@
 "use client";
 // The sign-in form: posts the credentials as JSON and follows ?next= on success.
-import { useState, type FormEvent } from "react";
+import { useEffect, useState, type FormEvent } from "react";
 import { api } from "@/components/api-client";
 
 export function LoginForm({ next }: { next: string }) {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  // Until hydrated, a submit would be a native one that loses what was typed.
+  const [ready, setReady] = useState(false);
+  useEffect(() => setReady(true), []);
 
   async function submit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
@@ -23,7 +26,7 @@ export function LoginForm({ next }: { next: string }) {
   }
 
   return (
-    <form onSubmit={submit} className="stack" aria-describedby={error ? "login-error" : undefined}>
+    <form onSubmit={submit} method="post" className="stack" aria-describedby={error ? "login-error" : undefined}>
       <label>
         Email
         <input name="email" type="email" autoComplete="username" required autoFocus />
@@ -37,7 +40,7 @@ export function LoginForm({ next }: { next: string }) {
           {error}
         </p>
       )}
-      <button type="submit" disabled={busy}>
+      <button type="submit" disabled={busy || !ready}>
         {busy ? "Signing in…" : "Sign in"}
       </button>
     </form>

@@ -1,0 +1,62 @@
+// End-to-end tests against the real product: `tsx workers/start.ts` (embedded
+// PostgreSQL, migrations, demo data, next start, worker) on free ports with a
+// fresh data folder, driven by Debian's Chromium.
+import { execFileSync } from "node:child_process";
+import { chmodSync, mkdtempSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { defineConfig } from "@playwright/test";
+
+function freePort(): number {
+  const script = "const s=require('net').createServer();s.listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})";
+  return Number(execFileSync(process.execPath, ["-e", script], { encoding: "utf8" }).trim());
+}
+
+// Set once in the runner; worker processes inherit them, so every process agrees.
+if (!process.env.TALLY_E2E_DIR) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "tally-e2e-"));
+  // As root the embedded server runs as `postgres`, which must enter the folder.
+  chmodSync(dir, 0o755);
+  process.env.TALLY_E2E_DIR = dir;
+  process.env.TALLY_E2E_PORT = String(freePort());
+  process.env.TALLY_E2E_PG_PORT = String(freePort());
+}
+// The product's own embedded database, not whatever DATABASE_URL points at.
+delete process.env.DATABASE_URL;
+
+const port = process.env.TALLY_E2E_PORT!;
+
+export default defineConfig({
+  testDir: "e2e",
+  outputDir: "e2e/.artifacts/test-results",
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
+  workers: 1,
+  reporter: [["list"]],
+  use: {
+    baseURL: `http://localhost:${port}`,
+    screenshot: "on",
+    trace: "retain-on-failure",
+    launchOptions: {
+      executablePath: "/usr/bin/chromium",
+      args: ["--no-sandbox", "--disable-background-networking", "--disable-component-update"],
+    },
+    headless: true,
+    viewport: { width: 1280, height: 800 },
+  },
+  projects: [{ name: "chromium", use: { browserName: "chromium" } }],
+  webServer: {
+    command: `${path.join("node_modules", ".bin", "tsx")} workers/start.ts`,
+    url: `http://localhost:${port}/api/health`,
+    timeout: 300_000,
+    reuseExistingServer: false,
+    stdout: "pipe",
+    stderr: "pipe",
+    env: {
+      TALLY_DATA_DIR: path.join(process.env.TALLY_E2E_DIR!, "pg"),
+      TALLY_PG_PORT: process.env.TALLY_E2E_PG_PORT!,
+      PORT: port,
+      NEXT_TELEMETRY_DISABLED: "1",
+    },
+  },
+});
