@@ -44,7 +44,7 @@ export function verifyStandard({ rawBody, headers, secrets, toleranceSeconds, no
     return refuse(
       "timestamp_outside_tolerance",
       `webhook-timestamp is ${Math.abs(skew)} s ${skew > 0 ? "old" : "in the future"}, outside the ${toleranceSeconds} s tolerance`,
-      explainSkew(skew, toleranceSeconds, secrets.some((s) => verifies(rawBody, s))),
+      explainSkew(skew, toleranceSeconds, secrets.length > 0 ? secrets.some((s) => verifies(rawBody, s)) : undefined),
     );
   }
   if (secrets.length === 0) return { ok: false, reason: "no_active_secret", message: "No active signing secret is configured for this endpoint" };
