@@ -38,6 +38,16 @@ const schema = z.object({
   /// Where SMTP receipts go when the payload names no recipient (e.g. a finance mailbox).
   TALLY_RECEIPT_TO: z.string().optional(),
 
+  /// Reconciliation.
+  TALLY_RECON_LOOKBACK_DAYS: int(3),
+  /// Ours-not-theirs this close to a window edge is flagged "possible timing" and re-checked next run.
+  TALLY_RECON_TIMING_MARGIN_MS: int(6 * 3600_000),
+  /// Daily scheduled run, UTC "HH:MM"; "off" disables it.
+  TALLY_RECON_SCHEDULE: z.string().regex(/^(off|\d{2}:\d{2})$/, 'must be "HH:MM" (UTC) or "off"').default("02:00"),
+  /// Webhook-silence alert: fewer deliveries than this share of settled lines.
+  TALLY_SILENCE_RATIO: z.coerce.number().min(0).max(1).default(0.2),
+  TALLY_SILENCE_MIN_LINES: int(10),
+
   /// Fault hooks, for tests and benchmarks only. They make the worker slow,
   /// stop it at a chosen point to be killed, or disable the claim to prove the tests notice.
   TALLY_FAULT_WORKER_DELAY_MS: int(0),

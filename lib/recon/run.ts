@@ -1,0 +1,368 @@
+// Step 6: the daily comparison, which catches absence. The provider's settlement
+// lines are streamed into a temporary table (COPY) and compared with our postings
+// by reference, then amount and currency, in SQL, in one transaction:
+//   matched          nothing to do
+//   theirs-not-ours  the event never arrived: fetched and sent through the normal path
+//   ours-not-theirs  a case for a person (flagged "possible timing" near the edges)
+//   mismatch         a case for a person
+// Nothing but theirs-not-ours is corrected automatically: the rate is the signal.
+import { createReadStream } from "node:fs";
+import path from "node:path";
+import { pipeline } from "node:stream/promises";
+import { Readable } from "node:stream";
+import type { PoolClient } from "pg";
+import { from as copyFrom } from "pg-copy-streams";
+import { recordAudit, SYSTEM_ACTOR, type Actor } from "@/lib/audit";
+import { idempotencyKey } from "@/lib/claim";
+import { config } from "@/lib/config";
+import { pool, prisma } from "@/lib/db";
+import type { Provider } from "@/lib/generated/prisma/enums";
+import { CsvSyntaxError, readCsv } from "@/lib/recon/csv";
+import { detectFormat, mapperFor, ReportError, type ReportFormat } from "@/lib/recon/reports";
+import { settlementSourceFor } from "@/lib/recon/sources";
+import type { EndpointContext, SettlementLine, SettlementSource, Window } from "@/lib/recon/types";
+import type { DomainResult } from "@/lib/tenants";
+import { RAW_EVENTS_CHANNEL, wake } from "@/lib/wake";
+
+export type ReconSourceInput = { kind: "api" } | { kind: "csv"; file: string; format?: ReportFormat };
+
+export type ReconInput = {
+  tenantId: string;
+  provider: Provider;
+  /** Required for the API; for a file, defaults to the span of the file's lines. */
+  window?: Window;
+  source: ReconSourceInput;
+  actor: Actor;
+  /** Scheduled runs name their day; a second replica finds it taken. */
+  scheduledFor?: Date;
+};
+
+export type ReconSummary = {
+  runId: bigint;
+  window: Window;
+  compared: number;
+  matched: number;
+  theirsNotOurs: number;
+  oursNotTheirs: number;
+  mismatched: number;
+  /** Discrepancies seen for the first time by this run. */
+  newDiscrepancies: number;
+  casesOpened: number;
+  resolvedOnRecheck: number;
+  fetched: number;
+  inFlight: number;
+  fetchFailed: number;
+  linesOutsideWindow: number;
+  silence: { settledLines: number; webhooksReceived: number; alert: boolean };
+  durationMs: number;
+};
+
+class Refused extends Error {
+  constructor(readonly reason: string, message: string) {
+    super(message);
+  }
+}
+
+/** COPY text format: backslash, tab and line breaks escaped. */
+const copyText = (v: string) => v.replace(/\\/g, "\\\\").replace(/\t/g, "\\t").replace(/\n/g, "\\n").replace(/\r/g, "\\r");
+
+type Loaded = { money: number; outside: number; header: string[] | null; format: string; span: Window | null };
+
+/** Streams settlement lines into recon_lines without holding them: COPY with back-pressure. */
+async function loadLines(client: PoolClient, lines: AsyncIterable<SettlementLine>, window: Window | undefined, meta: { header: string[] | null; format: string }): Promise<Loaded> {
+  const loaded: Loaded = { money: 0, outside: 0, header: meta.header, format: meta.format, span: null };
+  let min = Infinity;
+  let max = -Infinity;
+  async function* rows() {
+    for await (const line of lines) {
+      const t = line.occurredAt.getTime();
+      if (window && (t < window.from.getTime() || t >= window.to.getTime())) {
+        loaded.outside++;
+        continue;
+      }
+      if (line.kind !== "OTHER") loaded.money++;
+      min = Math.min(min, t);
+      max = Math.max(max, t);
+      yield `${line.row}\t${copyText(line.reference)}\t${line.kind}\t${line.amount}\t${line.currency}\t${line.occurredAt.toISOString()}\t${copyText(line.raw)}\n`;
+    }
+  }
+  const copy = client.query(copyFrom("COPY recon_lines (row_no, reference, kind, amount, currency, occurred_at, raw) FROM STDIN"));
+  await pipeline(Readable.from(rows()), copy);
+  if (Number.isFinite(min)) loaded.span = { from: new Date(min), to: new Date(max + 1) };
+  return loaded;
+}
+
+async function* csvLines(file: string, forced: ReportFormat | undefined, meta: { header: string[] | null; format: string }): AsyncGenerator<SettlementLine> {
+  let map: ((row: number, fields: string[], raw: string) => SettlementLine) | null = null;
+  for await (const record of readCsv(createReadStream(file))) {
+    if (!map) {
+      const format = forced ?? detectFormat(record.fields);
+      if (!format) throw new ReportError(1, null, "unrecognised report: expected Stripe's itemized balance report, Adyen's Settlement Details Report, or Tally's reference,kind,amount,currency,occurred_at");
+      meta.header = record.fields.map((f) => f.trim());
+      meta.format = format;
+      map = mapperFor(format, record.fields);
+      continue;
+    }
+    yield map(record.row, record.fields, record.raw);
+  }
+  if (!map) throw new ReportError(1, null, "the file is empty");
+}
+
+/** Runs one reconciliation; a malformed report is refused whole, with its row and column, importing nothing. */
+export async function runReconciliation(input: ReconInput): Promise<DomainResult<ReconSummary>> {
+  const started = Date.now();
+  const c = config();
+  const endpoint = await prisma.providerEndpoint.findUnique({ where: { tenantId_provider: { tenantId: input.tenantId, provider: input.provider } } });
+  const context: EndpointContext = { tenantId: input.tenantId, provider: input.provider, settings: (endpoint?.settings ?? {}) as Record<string, unknown> };
+  const source: SettlementSource | null = settlementSourceFor(input.provider);
+  if (input.source.kind === "api") {
+    if (!source) return { ok: false, reason: "no_settlement_api", message: `Tally has no settlement API for ${input.provider}; import its settlement report with --file` };
+    if (!input.window) return { ok: false, reason: "no_window", message: "A run against the provider's API needs a window (--date or --from/--to)" };
+  }
+  if (input.window && input.window.from >= input.window.to) return { ok: false, reason: "bad_window", message: "The window's start must be before its end" };
+
+  let run;
+  try {
+    run = await prisma.reconRun.create({
+      data: {
+        tenantId: input.tenantId,
+        provider: input.provider,
+        // A file's own span is only known after reading it; this placeholder is replaced then.
+        windowFrom: input.window?.from ?? new Date(0),
+        windowTo: input.window?.to ?? new Date(1),
+        source: input.source.kind === "api" ? "API" : "CSV",
+        sourceName: input.source.kind === "api" ? source!.description : path.basename(input.source.file),
+        actorType: input.actor.type,
+        actorLabel: input.actor.label,
+        scheduledFor: input.scheduledFor ?? null,
+      },
+    });
+  } catch (error) {
+    if ((error as { code?: string }).code === "P2002") return { ok: false, reason: "already_ran", message: "This scheduled run has already been started by another replica" };
+    throw error;
+  }
+
+  const client = await pool().connect();
+  let summary: ReconSummary;
+  try {
+    await client.query("BEGIN");
+    await client.query(`CREATE TEMP TABLE recon_lines (row_no int, reference text, kind text, amount bigint, currency text, occurred_at timestamptz, raw text) ON COMMIT DROP`);
+    const meta = { header: null as string[] | null, format: "api" };
+    const lines = input.source.kind === "api" ? source!.lines(context, input.window!) : csvLines(input.source.file, input.source.format, meta);
+    const loaded = await loadLines(client, lines, input.window, meta);
+    // A file's header and format are known only once streaming has begun.
+    Object.assign(loaded, { header: meta.header, format: meta.format });
+    const window = input.window ?? loaded.span;
+    if (!window) throw new Refused("empty_report", "The report has no lines to compare");
+    summary = await compare(client, input, run.id, window, loaded, started);
+    await client.query("COMMIT");
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    const refused = error instanceof ReportError || error instanceof CsvSyntaxError ? new Refused("malformed_report", `Report refused, nothing imported: ${error.message}`) : error instanceof Refused ? error : null;
+    await prisma.reconRun.update({ where: { id: run.id }, data: { status: "FAILED", error: refused?.message ?? String(error), finishedAt: new Date(), durationMs: Date.now() - started } });
+    if (refused) return { ok: false, reason: refused.reason, message: refused.message };
+    throw error;
+  } finally {
+    client.release();
+  }
+
+  // After commit, and outside any transaction: the network calls for missing events.
+  Object.assign(summary, await fetchMissing(run.id, context, source));
+  summary.durationMs = Date.now() - started;
+  await prisma.reconRun.update({ where: { id: run.id }, data: { durationMs: summary.durationMs } });
+  await prisma.$transaction((tx) =>
+    recordAudit(tx, { actor: input.actor, action: "recon.run", subjectType: "recon_run", subjectId: String(run.id), tenantId: input.tenantId, details: { provider: input.provider, from: summary.window.from, to: summary.window.to, source: input.source.kind, matched: summary.matched, theirsNotOurs: summary.theirsNotOurs, oursNotTheirs: summary.oursNotTheirs, mismatched: summary.mismatched } }),
+  );
+  return { ok: true, value: summary };
+}
+
+async function compare(client: PoolClient, input: ReconInput, runId: bigint, window: Window, loaded: Loaded, started: number): Promise<ReconSummary> {
+  const { tenantId, provider } = input;
+  const margin = config().TALLY_RECON_TIMING_MARGIN_MS;
+  const q = <T extends Record<string, unknown> = Record<string, unknown>>(sql: string, params: unknown[] = []) => client.query<T>(sql, params).then((r) => r);
+
+  await q(`ANALYZE recon_lines`);
+  await q(`CREATE TEMP TABLE recon_theirs ON COMMIT DROP AS
+    SELECT reference, sum(amount)::bigint AS amount, min(currency) AS currency, count(DISTINCT currency) AS currencies, min(occurred_at) AS occurred_at, min(row_no) AS row_no
+    FROM recon_lines WHERE kind <> 'OTHER' GROUP BY reference`);
+  await q(`CREATE UNIQUE INDEX ON recon_theirs (reference)`);
+  // Ours: every posting of a reference in the window or in their report, whenever it was
+  // posted, netted (a correction reversing a payment leaves zero). Signed like theirs:
+  // the clearing leg is +amount for a payment, -amount for a refund.
+  await q(`CREATE TEMP TABLE recon_ours ON COMMIT DROP AS
+    WITH refs AS (
+      SELECT provider_reference AS reference FROM postings
+      WHERE tenant_id = $1 AND provider = $2::"Provider" AND kind IN ('PAYMENT', 'REFUND') AND occurred_at >= $3 AND occurred_at < $4
+      UNION SELECT reference FROM recon_theirs)
+    SELECT p.provider_reference AS reference, sum(e.amount)::bigint AS amount, min(e.currency) AS currency, count(DISTINCT e.currency) AS currencies,
+           min(p.occurred_at) FILTER (WHERE p.kind <> 'CORRECTION') AS occurred_at, min(p.id) FILTER (WHERE p.kind <> 'CORRECTION') AS posting_id
+    FROM postings p
+    JOIN ledger_entries e ON e.posting_id = p.id
+    JOIN accounts a ON a.id = e.account_id AND a.kind = 'PROVIDER_CLEARING'
+    WHERE p.tenant_id = $1 AND p.provider = $2::"Provider" AND p.provider_reference IN (SELECT reference FROM refs)
+    GROUP BY p.provider_reference`, [tenantId, provider, window.from, window.to]);
+  await q(`CREATE TEMP TABLE recon_result ON COMMIT DROP AS
+    SELECT coalesce(t.reference, o.reference) AS reference,
+      CASE WHEN o.reference IS NULL THEN 'THEIRS_NOT_OURS'
+           WHEN t.reference IS NULL THEN 'OURS_NOT_THEIRS'
+           WHEN t.amount = o.amount AND t.currency = o.currency AND t.currencies = 1 AND o.currencies = 1 THEN 'MATCHED'
+           ELSE 'MISMATCH' END AS bucket,
+      t.amount AS their_amount, t.currency AS their_currency, t.row_no,
+      o.amount AS our_amount, o.currency AS our_currency, o.posting_id,
+      (coalesce(t.occurred_at, o.occurred_at) AT TIME ZONE 'UTC')::date AS day,
+      (t.reference IS NULL AND (o.occurred_at >= $2::timestamptz - $3 * interval '1 millisecond' OR o.occurred_at < $1::timestamptz + $3 * interval '1 millisecond')) AS possible_timing
+    FROM recon_theirs t FULL JOIN recon_ours o ON o.reference = t.reference
+    -- Fully reversed by a correction and absent from their report: nothing left to compare.
+    WHERE NOT (t.reference IS NULL AND o.amount = 0)`, [window.from, window.to, margin]);
+
+  const upserted = await q<{ id: string; bucket: string; inserted: boolean }>(`
+    WITH up AS (
+      INSERT INTO recon_discrepancies AS d (tenant_id, provider, reference, bucket, day, possible_timing, their_amount, their_currency, their_line, our_amount, our_currency, posting_id, first_run_id, last_run_id)
+      SELECT $1, $2::"Provider", r.reference, r.bucket::"DiscrepancyBucket", r.day, r.possible_timing, r.their_amount, r.their_currency,
+             CASE WHEN r.row_no IS NULL THEN NULL ELSE jsonb_build_object('row', r.row_no, 'format', $4::text, 'header', $5::jsonb, 'line', l.raw) END,
+             r.our_amount, r.our_currency, r.posting_id, $3, $3
+      FROM recon_result r LEFT JOIN recon_lines l ON l.row_no = r.row_no AND l.reference = r.reference
+      WHERE r.bucket <> 'MATCHED'
+      ON CONFLICT (tenant_id, provider, reference, bucket) DO UPDATE SET
+        last_run_id = EXCLUDED.last_run_id, possible_timing = EXCLUDED.possible_timing,
+        their_amount = EXCLUDED.their_amount, their_currency = EXCLUDED.their_currency, their_line = coalesce(EXCLUDED.their_line, d.their_line),
+        our_amount = EXCLUDED.our_amount, our_currency = EXCLUDED.our_currency, posting_id = coalesce(EXCLUDED.posting_id, d.posting_id)
+      RETURNING d.id, d.bucket::text, (xmax = 0) AS inserted),
+    items AS (INSERT INTO recon_run_items (run_id, discrepancy_id) SELECT $3, id FROM up ON CONFLICT DO NOTHING)
+    SELECT id::text, bucket, inserted FROM up`, [tenantId, provider, runId, loaded.format, JSON.stringify(loaded.header)]);
+
+  // Only a person decides ours-not-theirs and mismatches; a case resolved earlier stays resolved.
+  const cases = await q<{ id: string }>(`
+    INSERT INTO cases (tenant_id, discrepancy_id, kind)
+    SELECT d.tenant_id, d.id, d.bucket::text::"CaseKind" FROM recon_discrepancies d
+    WHERE d.id = ANY($1::bigint[]) AND d.bucket IN ('OURS_NOT_THEIRS', 'MISMATCH') AND d.state <> 'RESOLVED'
+    ON CONFLICT (discrepancy_id) DO NOTHING RETURNING id::text`, [upserted.rows.map((r) => r.id)]);
+
+  // Re-check: what an earlier run flagged and this one matches is no longer a discrepancy.
+  const rechecked = await q<{ id: string; bucket: string; reference: string }>(`
+    UPDATE recon_discrepancies d SET state = 'RESOLVED', resolved_at = now(), last_run_id = $3::bigint,
+      note = CASE d.bucket WHEN 'THEIRS_NOT_OURS' THEN 'posted; matched by run ' || $3::text ELSE 'matched on re-check by run ' || $3::text END
+    FROM recon_result r
+    WHERE d.tenant_id = $1 AND d.provider = $2::"Provider" AND d.reference = r.reference AND r.bucket = 'MATCHED' AND d.state <> 'RESOLVED'
+    RETURNING d.id::text, d.bucket::text, d.reference`, [tenantId, provider, runId]);
+  const closed = await q<{ id: string; discrepancy_id: string }>(`
+    UPDATE cases SET status = 'RESOLVED', closed_at = now(), resolution = 'matched on re-check by run ' || $2::text
+    WHERE discrepancy_id = ANY($1::bigint[]) AND status = 'OPEN' RETURNING id::text, discrepancy_id::text`, [rechecked.rows.map((r) => r.id), runId]);
+  for (const c of closed.rows) {
+    await q(`INSERT INTO audit_log (actor_type, actor_label, tenant_id, action, subject_type, subject_id, reason, details) VALUES ('SYSTEM', $1, $2, 'case.close', 'case', $3, $4, $5)`, [
+      SYSTEM_ACTOR.label, tenantId, c.id, `the provider reported it: matched on re-check by reconciliation run ${runId}`, JSON.stringify({ discrepancyId: c.discrepancy_id, runId: String(runId) }),
+    ]);
+  }
+
+  await q(`INSERT INTO recon_day_stats (tenant_id, provider, day, compared)
+    SELECT $1, $2::"Provider", day, count(*) FROM recon_result GROUP BY day
+    ON CONFLICT (tenant_id, provider, day) DO UPDATE SET compared = greatest(recon_day_stats.compared, EXCLUDED.compared), updated_at = now()`, [tenantId, provider]);
+
+  const counts = (await q<Record<string, string>>(`SELECT
+      count(*) AS compared,
+      count(*) FILTER (WHERE bucket = 'MATCHED') AS matched,
+      count(*) FILTER (WHERE bucket = 'THEIRS_NOT_OURS') AS theirs,
+      count(*) FILTER (WHERE bucket = 'OURS_NOT_THEIRS') AS ours,
+      count(*) FILTER (WHERE bucket = 'MISMATCH') AS mismatched
+    FROM recon_result`)).rows[0]!;
+
+  const silence = await checkSilence(client, tenantId, provider, window, loaded.money, runId);
+  const n = (k: string) => Number(counts[k]);
+  await q(`UPDATE recon_runs SET status = 'DONE', finished_at = now(), duration_ms = $2, window_from = $3, window_to = $4,
+      compared = $5, matched = $6, theirs_not_ours = $7, ours_not_theirs = $8, mismatched = $9, webhooks_received = $10, silence_alert = $11 WHERE id = $1`,
+    [runId, Date.now() - started, window.from, window.to, n("compared"), n("matched"), n("theirs"), n("ours"), n("mismatched"), silence.webhooksReceived, silence.alert]);
+  return {
+    runId,
+    window,
+    compared: n("compared"),
+    matched: n("matched"),
+    theirsNotOurs: n("theirs"),
+    oursNotTheirs: n("ours"),
+    mismatched: n("mismatched"),
+    newDiscrepancies: upserted.rows.filter((r) => r.inserted).length,
+    casesOpened: cases.rowCount ?? 0,
+    resolvedOnRecheck: rechecked.rowCount ?? 0,
+    fetched: 0,
+    inFlight: 0,
+    fetchFailed: 0,
+    linesOutsideWindow: loaded.outside,
+    silence,
+    durationMs: Date.now() - started,
+  };
+}
+
+/**
+ * The provider settled money in this window; did its webhooks reach us? A
+ * provider whose deliveries stopped (a wrong URL, a rotated secret) shows up
+ * here long before its retries run out, as an alert ops see.
+ */
+async function checkSilence(client: PoolClient, tenantId: string, provider: Provider, window: Window, settledLines: number, runId: bigint) {
+  const c = config();
+  const { rows } = await client.query<{ received: string; last: Date | null }>(
+    `SELECT count(*) FILTER (WHERE received_at >= $3 AND received_at < $4) AS received, max(received_at) AS last
+     FROM raw_events WHERE tenant_id = $1 AND provider = $2::"Provider" AND source = 'WEBHOOK'`,
+    [tenantId, provider, window.from, window.to],
+  );
+  const webhooksReceived = Number(rows[0]!.received);
+  const alert = settledLines >= c.TALLY_SILENCE_MIN_LINES && webhooksReceived < settledLines * c.TALLY_SILENCE_RATIO;
+  const open = await client.query<{ id: string }>(`SELECT id::text FROM alerts WHERE tenant_id = $1 AND provider = $2::"Provider" AND kind = 'webhook_silence' AND cleared_at IS NULL`, [tenantId, provider]);
+  if (alert) {
+    const last = rows[0]!.last ? `the last one arrived ${rows[0]!.last.toISOString()}` : "none has ever arrived";
+    const message = `${provider} settled ${settledLines} payments and refunds between ${window.from.toISOString()} and ${window.to.toISOString()}, but Tally received ${webhooksReceived} webhooks from it in that time (${last}). Check the webhook URL and signing secret configured at ${provider}.`;
+    if (open.rowCount) await client.query(`UPDATE alerts SET message = $2, run_id = $3 WHERE id = $1`, [open.rows[0]!.id, message, runId]);
+    else await client.query(`INSERT INTO alerts (tenant_id, provider, kind, message, run_id) VALUES ($1, $2::"Provider", 'webhook_silence', $3, $4)`, [tenantId, provider, message, runId]);
+  } else if (open.rowCount) {
+    await client.query(`UPDATE alerts SET cleared_at = now() WHERE id = ANY($1::bigint[])`, [open.rows.map((r) => r.id)]);
+  }
+  return { settledLines, webhooksReceived, alert };
+}
+
+/**
+ * Theirs-not-ours: the event never arrived. Unless we already hold it, fetch it
+ * from the provider and store it as a raw event (source RECONCILIATION); the
+ * worker claims and posts it like any delivery, so a late real webhook for it
+ * is a duplicate, not a second credit.
+ */
+async function fetchMissing(runId: bigint, endpoint: EndpointContext, source: SettlementSource | null): Promise<Pick<ReconSummary, "fetched" | "inFlight" | "fetchFailed">> {
+  const missing = await prisma.reconDiscrepancy.findMany({
+    where: { bucket: "THEIRS_NOT_OURS", state: { in: ["OPEN", "FETCH_FAILED"] }, runItems: { some: { runId } } },
+    select: { id: true, reference: true },
+  });
+  const result = { fetched: 0, inFlight: 0, fetchFailed: 0 };
+  const queue = [...missing];
+  const worker = async () => {
+    for (let d = queue.shift(); d; d = queue.shift()) {
+      const claim = await prisma.processedEvent.findUnique({ where: { idempotencyKey: idempotencyKey(endpoint.tenantId, endpoint.provider, d.reference) } });
+      if (claim) {
+        result.inFlight++;
+        await prisma.reconDiscrepancy.update({ where: { id: d.id }, data: { state: "IN_FLIGHT", rawEventId: claim.rawEventId, note: `we hold this event (claim ${claim.id}, ${claim.status}); it is not posted yet` } });
+        continue;
+      }
+      if (!source) {
+        result.fetchFailed++;
+        await prisma.reconDiscrepancy.update({ where: { id: d.id }, data: { state: "FETCH_FAILED", note: `Tally cannot fetch single ${endpoint.provider} events; have the provider resend it` } });
+        continue;
+      }
+      try {
+        const event = await source.fetchEvent(endpoint, d.reference);
+        if (!event) {
+          result.fetchFailed++;
+          await prisma.reconDiscrepancy.update({ where: { id: d.id }, data: { state: "FETCH_FAILED", note: `${endpoint.provider} does not know ${d.reference}` } });
+          continue;
+        }
+        const raw = await prisma.rawEvent.create({
+          data: { tenantId: endpoint.tenantId, provider: endpoint.provider, source: "RECONCILIATION", rawBody: event.rawBody, headers: { ...event.headers, "x-tally-fetched-from": event.fetchedFrom } },
+          select: { id: true },
+        });
+        result.fetched++;
+        await prisma.reconDiscrepancy.update({ where: { id: d.id }, data: { state: "FETCHED", rawEventId: raw.id, note: `fetched by run ${runId}` } });
+      } catch (error) {
+        result.fetchFailed++;
+        await prisma.reconDiscrepancy.update({ where: { id: d.id }, data: { state: "FETCH_FAILED", note: `fetch failed: ${error instanceof Error ? error.message : String(error)}` } });
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: 4 }, worker));
+  if (result.fetched) wake(RAW_EVENTS_CHANNEL);
+  return result;
+}

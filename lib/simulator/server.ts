@@ -1,0 +1,142 @@
+// The provider simulator: plays Stripe for one tenant. It keeps its own record
+// of the day's money, delivers webhooks to Tally the way real providers do
+// (retrying slow acknowledgements, duplicating, reordering, reformatting, and
+// sometimes never delivering at all), and serves the settlement API and the
+// single-object fetches Tally's Stripe adapter calls.
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Day, Delivery } from "@/lib/simulator/day";
+import { stripeCharge, stripePaymentIntent, stripeRefund, type SimMovement } from "@/lib/simulator/payloads";
+import { signedHeaders, type TenantSecrets } from "@/lib/simulator/sign";
+
+export type DeliveryReport = {
+  deliveries: number;
+  attempts: number;
+  byStatus: Record<string, number>;
+  /** Redelivered because Tally's acknowledgement was slower than the provider's timeout. */
+  slowAckRetries: number;
+  /** Movements never delivered: reconciliation must find every one. */
+  dropped: string[];
+  /** Deliveries beyond the first for a movement (retries, reformatted copies, second event types). */
+  duplicates: number;
+};
+
+export type Simulator = {
+  url: string;
+  apiKey: string;
+  /** The Stripe movements it settled for the tenant (dropped ones included: the provider settled them). */
+  movements: SimMovement[];
+  deliver(target: string, secrets: TenantSecrets, options?: { concurrency?: number; ackTimeoutMs?: number; maxAttempts?: number }): Promise<DeliveryReport>;
+  /** Sends the movement's first event now: a late real webhook. */
+  redeliver(target: string, secrets: TenantSecrets, reference: string): Promise<number>;
+  close(): Promise<void>;
+};
+
+type BalanceTransaction = { id: string; object: string; amount: number; fee: number; net: number; currency: string; created: number; reporting_category: string; type: string; source: string };
+
+function balanceTransactions(movements: SimMovement[]): BalanceTransaction[] {
+  const lines: BalanceTransaction[] = movements.map((m, i) => {
+    const fee = m.kind === "PAYMENT" ? Math.round(m.amount * 0.029) + 30 : 0;
+    const amount = m.kind === "PAYMENT" ? m.amount : -m.amount;
+    return { id: `txn_${String(i).padStart(8, "0")}`, object: "balance_transaction", amount, fee, net: amount - fee, currency: m.currency.toLowerCase(), created: m.created, reporting_category: m.kind === "PAYMENT" ? "charge" : "refund", type: m.kind === "PAYMENT" ? "charge" : "refund", source: m.kind === "PAYMENT" ? m.chargeId! : m.reference };
+  });
+  // Payouts move money too, but no webhook posts them: reconciliation must skip them.
+  const byCurrency = new Map<string, number>();
+  for (const l of lines) byCurrency.set(l.currency, (byCurrency.get(l.currency) ?? 0) + l.net);
+  const last = Math.max(0, ...lines.map((l) => l.created));
+  for (const [currency, net] of byCurrency) lines.push({ id: `txn_payout_${currency}`, object: "balance_transaction", amount: -net, fee: 0, net: -net, currency, created: last, reporting_category: "payout", type: "payout", source: `po_${currency}` });
+  return lines.sort((a, b) => a.created - b.created || a.id.localeCompare(b.id));
+}
+
+export async function startSimulator(o: { day: Day; tenant: string; apiKey?: string; port?: number }): Promise<Simulator> {
+  const apiKey = o.apiKey ?? "sk_test_simulator";
+  const movements = o.day.movements.filter((m) => m.tenant === o.tenant && m.provider === "stripe");
+  const byReference = new Map(movements.map((m) => [m.reference, m]));
+  const byCharge = new Map(movements.filter((m) => m.chargeId).map((m) => [m.chargeId!, m]));
+  const transactions = balanceTransactions(movements);
+
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url ?? "/", "http://sim");
+    const send = (status: number, body: unknown) => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+    if (req.headers.authorization !== `Bearer ${apiKey}`) return send(401, { error: { type: "invalid_request_error", message: "Invalid API Key provided" } });
+    if (url.pathname === "/v1/balance_transactions") {
+      const gte = Number(url.searchParams.get("created[gte]") ?? 0);
+      const lt = Number(url.searchParams.get("created[lt]") ?? Infinity);
+      const limit = Math.min(100, Number(url.searchParams.get("limit") ?? 10));
+      const after = url.searchParams.get("starting_after");
+      const expand = url.searchParams.getAll("expand[]").includes("data.source");
+      let list = transactions.filter((t) => t.created >= gte && t.created < lt);
+      if (after) list = list.slice(list.findIndex((t) => t.id === after) + 1);
+      const page = list.slice(0, limit).map((t) => {
+        if (!expand) return t;
+        const m = byCharge.get(t.source) ?? byReference.get(t.source);
+        const source = !m ? { id: t.source, object: "payout" } : m.kind === "PAYMENT" ? stripeCharge(m) : stripeRefund(m);
+        return { ...t, source };
+      });
+      return send(200, { object: "list", data: page, has_more: list.length > limit, url: "/v1/balance_transactions" });
+    }
+    const object = /^\/v1\/(payment_intents|refunds|charges)\/([^/]+)$/.exec(url.pathname);
+    if (object) {
+      const [, kind, id] = object;
+      const m = kind === "charges" ? byCharge.get(decodeURIComponent(id!)) : byReference.get(decodeURIComponent(id!));
+      if (!m || (kind === "refunds") !== (m.kind === "REFUND")) return send(404, { error: { type: "invalid_request_error", message: `No such ${kind}: '${id}'` } });
+      return send(200, kind === "payment_intents" ? stripePaymentIntent(m) : kind === "charges" ? stripeCharge(m) : stripeRefund(m));
+    }
+    send(404, { error: { message: `Unrecognized request URL (${req.method}: ${url.pathname})` } });
+  });
+  await new Promise<void>((resolve) => server.listen(o.port ?? 0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  const post = async (target: string, d: Delivery, secrets: TenantSecrets, timeoutMs: number) => {
+    const response = await fetch(`${target}/api/webhooks/${d.tenant}/${d.provider}`, { method: "POST", headers: signedHeaders(d, secrets), body: d.body, signal: AbortSignal.timeout(timeoutMs) });
+    await response.arrayBuffer();
+    return response.status;
+  };
+
+  return {
+    url,
+    apiKey,
+    movements,
+    async deliver(target, secrets, options = {}) {
+      const { concurrency = 8, ackTimeoutMs = 5000, maxAttempts = 4 } = options;
+      const mine = o.day.deliveries.filter((d) => d.tenant === o.tenant);
+      const report: DeliveryReport = { deliveries: mine.length, attempts: 0, byStatus: {}, slowAckRetries: 0, dropped: o.day.dropped.filter((m) => m.tenant === o.tenant && m.provider === "stripe").map((m) => m.reference), duplicates: 0 };
+      const firsts = new Set<string>();
+      for (const d of mine) {
+        if (d.reference && (d.note === "first" || d.note === "second-type" || d.note === "retry" || d.note === "reformatted")) {
+          if (firsts.has(`${d.provider}:${d.reference}`)) report.duplicates++;
+          else firsts.add(`${d.provider}:${d.reference}`);
+        }
+      }
+      const queue = [...mine];
+      await Promise.all(Array.from({ length: concurrency }, async () => {
+        for (let d = queue.shift(); d; d = queue.shift()) {
+          for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+            report.attempts++;
+            try {
+              const status = await post(target, d, secrets, ackTimeoutMs);
+              report.byStatus[status] = (report.byStatus[status] ?? 0) + 1;
+              if (status < 500) break; // 2xx done; 4xx will not get better by retrying
+            } catch {
+              // No answer within the provider's timeout: it assumes failure and sends again.
+              report.slowAckRetries++;
+              report.byStatus.timeout = (report.byStatus.timeout ?? 0) + 1;
+            }
+          }
+        }
+      }));
+      return report;
+    },
+    async redeliver(target, secrets, reference) {
+      const d = o.day.deliveries.find((x) => x.reference === reference) ?? null;
+      const m = byReference.get(reference);
+      if (d) return post(target, d, secrets, 5000);
+      if (!m) throw new Error(`the simulator has no movement ${reference}`);
+      const body = JSON.stringify(m.kind === "PAYMENT"
+        ? { id: `evt_late_${reference}`, object: "event", type: "payment_intent.succeeded", created: m.created, data: { object: stripePaymentIntent(m) } }
+        : { id: `evt_late_${reference}`, object: "event", type: "refund.created", created: m.created, data: { object: stripeRefund(m) } });
+      return post(target, { tenant: m.tenant, provider: "stripe", body, signature: "valid", messageId: `msg_late_${reference}`, note: "first", seq: -1, reference }, secrets, 5000);
+    },
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
