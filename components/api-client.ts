@@ -21,7 +21,8 @@ export async function api<T>(path: string, options: { method?: string; body?: un
   });
   const data = (await res.json().catch(() => null)) as { error?: { code: string; message: string } } | null;
   if (!res.ok) {
-    if (res.status === 401 && typeof window !== "undefined") window.location.assign(`/login?next=${encodeURIComponent(window.location.pathname)}`);
+    // A session that ended mid-page: back to sign-in, then here. (A wrong password is also 401, but says so.)
+    if (res.status === 401 && data?.error?.code === "unauthenticated" && typeof window !== "undefined") window.location.assign(`/login?next=${encodeURIComponent(window.location.pathname)}`);
     throw new ApiError(res.status, data?.error?.code ?? "error", data?.error?.message ?? `Request failed (${res.status})`);
   }
   return data as T;
