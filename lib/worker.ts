@@ -9,6 +9,7 @@ import { pauseIfFaultAt } from "@/lib/fault";
 import { databaseUrl, isDatabaseUnavailable } from "@/lib/db";
 import { dispatchOutbox } from "@/lib/outbox";
 import { configuredTransport, type ReceiptTransport } from "@/lib/receipt-transport";
+import { runDueReconciliations } from "@/lib/recon/schedule";
 import { sweepStaleClaims } from "@/lib/sweep";
 import { CLAIMS_CHANNEL, OUTBOX_CHANNEL, RAW_EVENTS_CHANNEL } from "@/lib/wake";
 import { workerMetrics } from "@/lib/worker-metrics";
@@ -137,6 +138,14 @@ async function loop(name: string, signal: AbortSignal, log: Log, body: () => Pro
   }
 }
 
+function sleepUnlessAborted(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const t = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => { clearTimeout(t); resolve(); }, { once: true });
+  });
+}
+
 export type WorkerOptions = {
   signal: AbortSignal;
   log?: Log;
@@ -145,7 +154,11 @@ export type WorkerOptions = {
   dispatcher?: boolean;
   /** Run the sweep timer in this process (default true; the advisory lock keeps it to one at a time). */
   sweeper?: boolean;
+  /** Run the daily reconciliation when due (default true; one run per tenant, provider and day across replicas). */
+  scheduler?: boolean;
 };
+
+const SCHEDULER_TICK_MS = 60_000;
 
 export async function runWorker(options: WorkerOptions): Promise<void> {
   const c = config();
@@ -180,11 +193,17 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
           for (const s of r.released) log(s.failed ? "sweep.gave_up" : "sweep.released", { claim: s.id, key: s.key, attempts: s.attempts, heldForMs: s.heldForMs });
         }
         return "idle";
-      }, () => new Promise((resolve) => {
-        if (signal.aborted) return resolve();
-        const t = setTimeout(resolve, c.TALLY_SWEEP_INTERVAL_MS);
-        signal.addEventListener("abort", () => { clearTimeout(t); resolve(); }, { once: true });
-      })),
+      }, () => sleepUnlessAborted(c.TALLY_SWEEP_INTERVAL_MS, signal)),
+    );
+  }
+  if (options.scheduler ?? true) {
+    loops.push(
+      loop("recon", signal, log, async () => {
+        for (const o of await runDueReconciliations()) {
+          log(`recon.${o.result}`, { tenant: o.tenantId, provider: o.provider, message: o.message, matched: o.summary?.matched, theirsNotOurs: o.summary?.theirsNotOurs, oursNotTheirs: o.summary?.oursNotTheirs, mismatched: o.summary?.mismatched });
+        }
+        return "idle";
+      }, () => sleepUnlessAborted(SCHEDULER_TICK_MS, signal)),
     );
   }
   await Promise.all(loops);

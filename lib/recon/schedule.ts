@@ -1,0 +1,48 @@
+// The daily reconciliation, run by the worker. Each (tenant, provider, day) runs
+// once however many replicas there are: the run row for the day is unique.
+import { SYSTEM_ACTOR } from "@/lib/audit";
+import { config } from "@/lib/config";
+import { prisma } from "@/lib/db";
+import { runReconciliation, type ReconSummary } from "@/lib/recon/run";
+import { settlementSourceFor } from "@/lib/recon/sources";
+import type { Window } from "@/lib/recon/types";
+
+const DAY = 86_400_000;
+
+export function startOfUtcDay(d: Date): Date {
+  return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()));
+}
+
+/** The default window: the last `lookbackDays` whole days, at least a full settlement cycle. */
+export function lookbackWindow(now: Date, lookbackDays: number): Window {
+  const to = startOfUtcDay(now);
+  return { from: new Date(to.getTime() - lookbackDays * DAY), to };
+}
+
+export function lookbackDaysFor(settings: Record<string, unknown>): number {
+  const own = Number(settings.reconLookbackDays);
+  return Number.isInteger(own) && own > 0 ? own : config().TALLY_RECON_LOOKBACK_DAYS;
+}
+
+export type ScheduledOutcome = { tenantId: string; provider: string; result: "ran" | "already_ran" | "failed"; summary?: ReconSummary; message?: string };
+
+/** Runs every due daily reconciliation; a no-op before the scheduled time or when it is "off". */
+export async function runDueReconciliations(now = new Date()): Promise<ScheduledOutcome[]> {
+  const schedule = config().TALLY_RECON_SCHEDULE;
+  if (schedule === "off") return [];
+  const [hh, mm] = schedule.split(":").map(Number) as [number, number];
+  const today = startOfUtcDay(now);
+  if (now.getTime() < today.getTime() + (hh * 60 + mm) * 60_000) return [];
+  const endpoints = await prisma.providerEndpoint.findMany({ where: { enabled: true }, select: { tenantId: true, provider: true, settings: true } });
+  const outcomes: ScheduledOutcome[] = [];
+  for (const e of endpoints) {
+    const settings = (e.settings ?? {}) as Record<string, unknown>;
+    // Only endpoints with a settlement API to ask; report files are imported by people.
+    if (!settlementSourceFor(e.provider) || !settings.apiKey) continue;
+    const done = await prisma.reconRun.findUnique({ where: { tenantId_provider_scheduledFor: { tenantId: e.tenantId, provider: e.provider, scheduledFor: today } } });
+    if (done) continue;
+    const r = await runReconciliation({ tenantId: e.tenantId, provider: e.provider, window: lookbackWindow(now, lookbackDaysFor(settings)), source: { kind: "api" }, actor: { ...SYSTEM_ACTOR, label: "scheduler" }, scheduledFor: today });
+    outcomes.push(r.ok ? { tenantId: e.tenantId, provider: e.provider, result: "ran", summary: r.value } : { tenantId: e.tenantId, provider: e.provider, result: r.reason === "already_ran" ? "already_ran" : "failed", message: r.message });
+  }
+  return outcomes;
+}

@@ -1,0 +1,84 @@
+// recon commands: run a reconciliation, list runs, read the trend.
+import { cliActor } from "@/lib/audit";
+import { prisma } from "@/lib/db";
+import type { Provider } from "@/lib/generated/prisma/enums";
+import { adapterFor } from "@/lib/providers";
+import { runReconciliation } from "@/lib/recon/run";
+import { lookbackDaysFor, lookbackWindow } from "@/lib/recon/schedule";
+import { discrepancyHistory, trendSummary } from "@/lib/recon/trend";
+import type { ReportFormat } from "@/lib/recon/reports";
+import { orFail, printJson, table, UsageError, type Command } from "@/workers/cli/framework";
+import { requireTenant } from "@/workers/cli/setup-commands";
+
+const DAY = 86_400_000;
+const parseDay = (flag: string, v: unknown) => {
+  const text = String(v);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(text) || Number.isNaN(Date.parse(`${text}T00:00:00Z`))) throw new UsageError(`--${flag} must be a date, YYYY-MM-DD; got "${text}"`);
+  return new Date(`${text}T00:00:00Z`);
+};
+
+export const reconCommands: Command[] = [
+  {
+    name: "recon run",
+    summary: "Reconcile a window against the provider's settlement API, or a report file (--file)",
+    options: { tenant: { type: "string" }, provider: { type: "string" }, date: { type: "string" }, from: { type: "string" }, to: { type: "string" }, file: { type: "string" }, format: { type: "string" }, json: { type: "boolean" } },
+    required: ["tenant", "provider"],
+    database: true,
+    async run(a) {
+      const adapter = adapterFor(String(a.provider));
+      if (!adapter) throw new UsageError(`Unknown provider "${a.provider}"`);
+      if (a.date !== undefined && (a.from !== undefined || a.to !== undefined)) throw new UsageError("Give --date, or --from and --to, not both");
+      if ((a.from === undefined) !== (a.to === undefined)) throw new UsageError("--from and --to go together (both days inclusive)");
+      if (a.format !== undefined && !["stripe", "adyen", "tally"].includes(String(a.format))) throw new UsageError("--format must be stripe, adyen or tally (default: detected from the header)");
+      let window = a.date !== undefined ? { from: parseDay("date", a.date), to: new Date(parseDay("date", a.date).getTime() + DAY) } : a.from !== undefined ? { from: parseDay("from", a.from), to: new Date(parseDay("to", a.to).getTime() + DAY) } : undefined;
+      const tenant = await requireTenant(a.tenant);
+      if (!window && a.file === undefined) {
+        const endpoint = await prisma.providerEndpoint.findUnique({ where: { tenantId_provider: { tenantId: tenant.id, provider: adapter.provider } } });
+        window = lookbackWindow(new Date(), lookbackDaysFor((endpoint?.settings ?? {}) as Record<string, unknown>));
+      }
+      const source = a.file !== undefined ? { kind: "csv" as const, file: String(a.file), format: a.format as ReportFormat | undefined } : { kind: "api" as const };
+      const r = orFail(await runReconciliation({ tenantId: tenant.id, provider: adapter.provider as Provider, window, source, actor: cliActor() }));
+      if (a.json) return printJson(r);
+      console.log(`Run ${r.runId}: ${r.window.from.toISOString()} → ${r.window.to.toISOString()}, ${r.compared} compared in ${r.durationMs} ms`);
+      console.log(table([
+        { bucket: "matched", items: r.matched, note: "" },
+        { bucket: "theirs-not-ours", items: r.theirsNotOurs, note: `${r.fetched} fetched and queued, ${r.inFlight} already held, ${r.fetchFailed} could not be fetched` },
+        { bucket: "ours-not-theirs", items: r.oursNotTheirs, note: "a person decides (cases)" },
+        { bucket: "mismatch", items: r.mismatched, note: "a person decides (cases)" },
+      ]));
+      console.log(`${r.newDiscrepancies} new discrepancies, ${r.casesOpened} cases opened, ${r.resolvedOnRecheck} resolved on re-check${r.linesOutsideWindow ? `, ${r.linesOutsideWindow} report lines outside the window skipped` : ""}.`);
+      if (r.silence.alert) console.log(`ALERT: ${r.silence.settledLines} settled lines but only ${r.silence.webhooksReceived} webhooks received in the window: check the webhook endpoint at the provider.`);
+    },
+  },
+  {
+    name: "recon runs",
+    summary: "List a tenant's recent reconciliation runs",
+    options: { tenant: { type: "string" }, limit: { type: "string" } },
+    required: ["tenant"],
+    database: true,
+    async run(a) {
+      const tenant = await requireTenant(a.tenant);
+      const runs = await prisma.reconRun.findMany({ where: { tenantId: tenant.id }, orderBy: { id: "desc" }, take: Number(a.limit ?? 20) });
+      console.log(table(runs.map((r) => ({ id: r.id, provider: r.provider, from: r.windowFrom, to: r.windowTo, source: r.sourceName ?? r.source, by: r.actorLabel, status: r.status, matched: r.matched, theirs: r.theirsNotOurs, ours: r.oursNotTheirs, mismatch: r.mismatched, ms: r.durationMs ?? "", error: r.error ?? "" }))));
+    },
+  },
+  {
+    name: "recon trend",
+    summary: "The daily discrepancy count and the 30-day verdict",
+    options: { tenant: { type: "string" }, days: { type: "string" }, json: { type: "boolean" } },
+    required: ["tenant"],
+    database: true,
+    async run(a) {
+      const days = a.days === undefined ? 30 : Number(a.days);
+      if (!Number.isInteger(days) || days < 1) throw new UsageError("--days must be a positive whole number");
+      const tenant = await requireTenant(a.tenant);
+      const to = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate() + 1));
+      const points = await discrepancyHistory(tenant.id, new Date(to.getTime() - days * DAY), to);
+      const trend = await trendSummary(tenant.id);
+      if (a.json) return printJson({ days: points, trend });
+      console.log(table(points.map((p) => ({ day: p.day, provider: p.provider, compared: p.compared, discrepancies: p.discrepancies, "theirs-not-ours": p.theirsNotOurs, "ours-not-theirs": p.oursNotTheirs, mismatch: p.mismatched }))));
+      console.log(`\nLast 30 days: ${trend.overall.verdict.toUpperCase()}. ${trend.overall.reading}`);
+      for (const [provider, v] of Object.entries(trend.byProvider)) console.log(`  ${provider}: ${v.verdict} (${v.reading})`);
+    },
+  },
+];
