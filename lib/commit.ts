@@ -8,6 +8,7 @@ import { config } from "@/lib/config";
 import { pauseIfFaultAt } from "@/lib/fault";
 import { Prisma, prisma, type Tx } from "@/lib/db";
 import { clearingAccountCode, customerAccountCode, ensureAccount, UNALLOCATED_ACCOUNT, writePosting } from "@/lib/ledger";
+import { adapterFor } from "@/lib/providers";
 import type { Movement } from "@/lib/providers/types";
 import { OUTBOX_CHANNEL, wake } from "@/lib/wake";
 
@@ -51,12 +52,38 @@ async function accountOfPayment(tx: Tx, claim: OwnedClaim, paymentReference: str
   return rows[0]?.code ?? null;
 }
 
+/**
+ * Providers whose webhooks cannot be trusted alone (Flutterwave) are asked
+ * through their API first: after the claim, so two deliveries never both ask,
+ * and before the transaction, so no network call happens inside it.
+ * Returns an outcome when the movement must not be posted (now).
+ */
+async function confirmWithProvider(claim: OwnedClaim, movement: Movement): Promise<CommitOutcome | null> {
+  const adapter = adapterFor(claim.provider);
+  if (!adapter?.confirm) return null;
+  const endpoint = await prisma.providerEndpoint.findUnique({ where: { tenantId_provider: { tenantId: claim.tenantId, provider: claim.provider } }, select: { settings: true } });
+  let answer;
+  try {
+    answer = await adapter.confirm(movement, (endpoint?.settings ?? {}) as Record<string, unknown>);
+  } catch (error) {
+    const reason = `${claim.provider} could not be asked to confirm ${movement.reference}: ${error instanceof Error ? error.message : String(error)}`;
+    const attempts = (await prisma.processedEvent.findUnique({ where: { id: claim.claimId }, select: { attempts: true } }))?.attempts ?? 1;
+    const released = await releaseClaim(claim, reason, retryDelayMs(attempts));
+    return released ? { kind: "deferred", reason, failed: released.failed } : { kind: "fenced" };
+  }
+  if (answer.ok) return null;
+  const reason = `${claim.provider} did not confirm ${movement.reference} (${answer.reason}): ${answer.message}`;
+  return (await failClaim(claim, reason)) ? { kind: "deferred", reason, failed: true } : { kind: "fenced" };
+}
+
 export async function commitClaim(claim: OwnedClaim): Promise<CommitOutcome> {
   const movement = await movementOf(claim);
   if (typeof movement === "string") {
     // Retrying cannot help: fail it now, visibly, for a person to look at.
     return (await failClaim(claim, movement)) ? { kind: "deferred", reason: movement, failed: true } : { kind: "fenced" };
   }
+  const confirmed = await confirmWithProvider(claim, movement);
+  if (confirmed) return confirmed;
   const faultDelay = config().TALLY_FAULT_WORKER_DELAY_MS;
   if (faultDelay > 0) await sleep(faultDelay);
 

@@ -153,3 +153,44 @@ export async function listEndpoints(tenantId: string, now = new Date()): Promise
     secrets: e.secrets.map((s) => ({ id: s.id, label: s.label, fingerprint: secretFingerprint(s.secret), createdAt: s.createdAt, expiresAt: s.expiresAt, revokedAt: s.revokedAt, state: secretState(s, now) })),
   }));
 }
+
+/** Settings whose values are credentials: never echoed back or written to the audit log. */
+const CREDENTIAL = /key|secret|token|password/i;
+
+export function maskSettings(settings: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(settings).map(([k, v]) => [k, CREDENTIAL.test(k) && typeof v === "string" && v ? `${v.slice(0, 4)}…(${v.length})` : v]));
+}
+
+/**
+ * Changes an endpoint's provider settings (API base URL and key for
+ * reconciliation, PayPal's webhookId, …); null removes a setting.
+ */
+export async function updateEndpointSettings(
+  tenantSlug: string,
+  providerName: string,
+  changes: { settings?: Record<string, string | number | null>; enabled?: boolean; toleranceSeconds?: number },
+  actor: Actor,
+): Promise<DomainResult<{ settings: Record<string, unknown>; enabled: boolean; toleranceSeconds: number }>> {
+  const adapter = adapterFor(providerName);
+  if (!adapter) return { ok: false, reason: "unknown_provider", message: `Unknown provider "${providerName}"` };
+  const tenant = await prisma.tenant.findUnique({ where: { slug: tenantSlug } });
+  if (!tenant) return { ok: false, reason: "unknown_tenant", message: `Unknown tenant "${tenantSlug}"` };
+  const endpoint = await prisma.providerEndpoint.findUnique({ where: { tenantId_provider: { tenantId: tenant.id, provider: adapter.provider } } });
+  if (!endpoint) return { ok: false, reason: "unknown_endpoint", message: `Tenant "${tenantSlug}" has no ${adapter.provider} endpoint; add a secret first` };
+  if (changes.toleranceSeconds !== undefined && !(changes.toleranceSeconds >= 0 && changes.toleranceSeconds <= 86_400)) return { ok: false, reason: "invalid_tolerance", message: "Tolerance must be between 0 and 86400 seconds" };
+  const settings = { ...((endpoint.settings ?? {}) as Record<string, unknown>) };
+  for (const [k, v] of Object.entries(changes.settings ?? {})) {
+    if (v === null) delete settings[k];
+    else settings[k] = v;
+  }
+  const updated = await prisma.$transaction(async (tx) => {
+    const row = await tx.providerEndpoint.update({
+      where: { id: endpoint.id },
+      data: { settings: settings as object, ...(changes.enabled !== undefined && { enabled: changes.enabled }), ...(changes.toleranceSeconds !== undefined && { toleranceSeconds: changes.toleranceSeconds }) },
+    });
+    await recordAudit(tx, { actor, action: "endpoint.update", subjectType: "provider_endpoint", subjectId: endpoint.id, tenantId: tenant.id, details: { provider: adapter.provider, settings: maskSettings(changes.settings ?? {}), enabled: changes.enabled ?? null, toleranceSeconds: changes.toleranceSeconds ?? null } });
+    return row;
+  });
+  forgetEndpoints(tenantSlug);
+  return { ok: true, value: { settings: maskSettings(settings), enabled: updated.enabled, toleranceSeconds: updated.toleranceSeconds } };
+}

@@ -14,6 +14,10 @@ describe("npm run tally", () => {
     const slug = `cli-${Date.now()}`;
     expect(tally("tenant", "add", "--slug", slug, "--name", "CLI Co")).toMatchObject({ code: 0, out: expect.stringContaining(`Tenant ${slug} created`) });
     expect(tally("secret", "add", "--tenant", slug, "--provider", "stripe", "--secret", "whsec_cli_secret_0123456789")).toMatchObject({ code: 0, out: expect.stringContaining(`/api/webhooks/${slug}/stripe`) });
+    const endpoint = tally("endpoint", "set", "--tenant", slug, "--provider", "stripe", "--setting", "apiKey=sk_test_0123456789", "--setting", "apiBaseUrl=http://127.0.0.1:4010", "--tolerance-seconds", "600");
+    expect(endpoint).toMatchObject({ code: 0, out: expect.stringContaining("tolerance 600 s") });
+    expect(endpoint.out).not.toContain("sk_test_0123456789");
+    expect((await prisma.providerEndpoint.findFirstOrThrow({ where: { tenant: { slug } } })).settings).toEqual({ apiKey: "sk_test_0123456789", apiBaseUrl: "http://127.0.0.1:4010" });
     const user = tally("user", "add", "--email", `Ops.${slug}@Example.com`, "--role", "ops", "--tenant", slug);
     expect(user.code).toBe(0);
     expect(user.out).toMatch(/Password \(shown once\): \S{19}/);

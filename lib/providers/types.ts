@@ -103,12 +103,13 @@ export interface ProviderAdapter {
    * Asks the provider's API whether a parsed movement really happened, for
    * providers whose webhook authentication is too weak to credit on alone
    * (Flutterwave's verif-hash is a static shared secret, not a signature).
-   * The worker calls it after parse and before claiming; never at the door,
-   * because it is a network call and the acknowledgement path makes none.
+   * The worker calls it after claiming (so two deliveries never both ask) and
+   * before the commit transaction; never at the door, because it is a network
+   * call and the acknowledgement path makes none.
    *
    * `{ ok: false }` is a definite answer: the provider denies the movement, its
-   * record disagrees, or the endpoint's settings cannot ask; do not claim, keep
-   * the event FAILED with the message (reprocessable once fixed).
+   * record disagrees, or the endpoint's settings cannot ask; nothing is posted,
+   * the claim and event are FAILED with the message (reprocessable once fixed).
    * A thrown error is an outage (network, timeout, 429, 5xx): retry later.
    * Providers without the hook need no confirmation.
    */

@@ -2,7 +2,7 @@
 import { cliActor } from "@/lib/audit";
 import { createApiToken } from "@/lib/auth/api-tokens";
 import { prisma } from "@/lib/db";
-import { addSecret, createTenant, generateSecret } from "@/lib/tenants";
+import { addSecret, createTenant, generateSecret, updateEndpointSettings } from "@/lib/tenants";
 import { createUser } from "@/lib/users";
 import { adapterFor, supportedProviders } from "@/lib/providers";
 import { CommandFailed, orFail, table, UsageError, type Command } from "@/workers/cli/framework";
@@ -65,6 +65,29 @@ export const setupCommands: Command[] = [
       console.log(`Secret added to ${a.tenant}/${adapter.provider}${r.expiring ? `; ${r.expiring} older secret(s) expire after the overlap` : ""}.`);
       if (a.generate) console.log(`Secret (shown once): ${secret}`);
       console.log(`Webhook URL: /api/webhooks/${a.tenant}/${adapter.provider}`);
+    },
+  },
+  {
+    name: "endpoint set",
+    summary: "Change a provider endpoint: --setting key=value (apiKey, apiBaseUrl, webhookId, secretKey, reconLookbackDays; key= removes), --tolerance-seconds, --enable/--disable",
+    options: { tenant: { type: "string" }, provider: { type: "string" }, setting: { type: "string", multiple: true }, "tolerance-seconds": { type: "string" }, enable: { type: "boolean" }, disable: { type: "boolean" } },
+    required: ["tenant", "provider"],
+    database: true,
+    async run(a) {
+      const settings: Record<string, string | number | null> = {};
+      for (const pair of (a.setting as string[] | undefined) ?? []) {
+        const eq = pair.indexOf("=");
+        if (eq < 1) throw new UsageError(`--setting must be key=value, got "${pair}"`);
+        const value = pair.slice(eq + 1);
+        settings[pair.slice(0, eq)] = value === "" ? null : /^\d+$/.test(value) && pair.startsWith("recon") ? Number(value) : value;
+      }
+      if (a.enable && a.disable) throw new UsageError("Give --enable or --disable, not both");
+      const r = orFail(await updateEndpointSettings(str(a.tenant), str(a.provider), {
+        settings,
+        enabled: a.enable ? true : a.disable ? false : undefined,
+        toleranceSeconds: a["tolerance-seconds"] !== undefined ? positiveInt("tolerance-seconds", a["tolerance-seconds"]) : undefined,
+      }, cliActor()));
+      console.log(`Endpoint ${a.tenant}/${a.provider}: ${r.enabled ? "enabled" : "DISABLED"}, tolerance ${r.toleranceSeconds} s, settings ${JSON.stringify(r.settings)}`);
     },
   },
   {

@@ -1,0 +1,70 @@
+// Adyen end to end: batched notifications through the door and the worker, then
+// the Settlement Details Report CSV reconciled against what was posted.
+import { mkdtempSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { SYSTEM_ACTOR } from "@/lib/audit";
+import { prisma } from "@/lib/db";
+import { ledgerViolations } from "@/lib/ledger-invariants";
+import { runReconciliation } from "@/lib/recon/run";
+import { aTenant, webhookRequest, type TestTenant } from "@/lib/testing/builders";
+import { drainAll } from "@/lib/testing/drain";
+import { anAdyenBatch, anAdyenItem, anEndpoint, aPspReference, signedByAdyen } from "@/lib/testing/provider-builders";
+import { deliver } from "@/lib/testing/route";
+
+let tenant: TestTenant;
+let key: string;
+beforeAll(async () => {
+  tenant = await aTenant();
+  key = await anEndpoint(tenant, "adyen");
+});
+
+const HEADER = ["Company Account", "Merchant Account", "Psp Reference", "Merchant Reference", "Payment Method", "Creation Date", "TimeZone", "Type", "Modification Reference", "Gross Currency", "Gross Debit (GC)", "Gross Credit (GC)", "Exchange Rate", "Net Currency", "Net Debit (NC)", "Net Credit (NC)", "Commission (NC)", "Markup (NC)", "Scheme Fees (NC)", "Interchange (NC)", "Payment Method Variant", "Modification Merchant Reference", "Batch Number"];
+type Row = { psp: string; type: "Settled" | "Refunded" | "Fee" | "MerchantPayout"; modification?: string; currency: string; debit?: string; credit?: string; at: string };
+const csv = (rows: Row[]) =>
+  [HEADER.join(","), ...rows.map((r) => ["TallyCompany", "TallyTestMerchant", r.psp, "order-1", "visa", r.at, "CET", r.type, r.modification ?? "", r.currency, r.debit ?? "", r.credit ?? "", "1", r.currency, r.debit ?? "", r.credit ?? "", "0.12", "", "0.02", "0.10", "visa", "", "42"].join(","))].join("\n") + "\n";
+
+describe("reconciling Adyen from its Settlement Details Report", () => {
+  it("matches what arrived, finds what did not, and names a mismatch", async () => {
+    const paid = [aPspReference(), aPspReference(), aPspReference()];
+    const refundPsp = aPspReference();
+    const items = [
+      anAdyenItem({ pspReference: paid[0], value: 1130, currency: "EUR", eventDate: "2026-12-01T10:00:00+01:00" }),
+      anAdyenItem({ pspReference: paid[1], value: 2500, currency: "EUR", eventDate: "2026-12-01T11:00:00+01:00" }),
+      anAdyenItem({ pspReference: paid[2], value: 999, currency: "EUR", eventDate: "2026-12-01T12:00:00+01:00" }),
+      anAdyenItem({ eventCode: "REFUND", pspReference: refundPsp, originalReference: paid[1], value: 500, currency: "EUR", eventDate: "2026-12-01T13:00:00+01:00" }),
+    ].map((item) => signedByAdyen(item, key));
+    const res = await deliver(webhookRequest(tenant.slug, "adyen", JSON.stringify(anAdyenBatch(items)), {}));
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe("[accepted]");
+    await drainAll();
+    expect(await prisma.posting.count({ where: { tenantId: tenant.id } })).toBe(4);
+
+    const neverArrived = aPspReference();
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), "tally-adyen-")), "settlement_detail_report_batch_42.csv");
+    writeFileSync(file, csv([
+      { psp: paid[0]!, type: "Settled", currency: "EUR", credit: "11.30", at: "2026-12-01 10:00:00" },
+      { psp: paid[1]!, type: "Settled", currency: "EUR", credit: "25.00", at: "2026-12-01 11:00:00" },
+      { psp: paid[2]!, type: "Settled", currency: "EUR", credit: "9.90", at: "2026-12-01 12:00:00" },
+      { psp: paid[1]!, type: "Refunded", modification: refundPsp, currency: "EUR", debit: "5.00", at: "2026-12-01 13:00:00" },
+      { psp: neverArrived, type: "Settled", currency: "EUR", credit: "42.00", at: "2026-12-01 14:00:00" },
+      { psp: "", type: "Fee", currency: "EUR", debit: "0.50", at: "2026-12-01 23:00:00" },
+      { psp: "", type: "MerchantPayout", currency: "EUR", debit: "78.20", at: "2026-12-01 23:30:00" },
+    ].map((r) => (r.psp ? r : { ...r, psp: `FEE${r.type}` }))));
+
+    const r = await runReconciliation({ tenantId: tenant.id, provider: "adyen", source: { kind: "csv", file }, actor: SYSTEM_ACTOR });
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    // 9.99 posted from the webhook against 9.90 settled: a mismatch for a person.
+    expect(r.value).toMatchObject({ compared: 5, matched: 3, theirsNotOurs: 1, oursNotTheirs: 0, mismatched: 1, casesOpened: 1, fetchFailed: 1 });
+    const missing = await prisma.reconDiscrepancy.findFirstOrThrow({ where: { tenantId: tenant.id, bucket: "THEIRS_NOT_OURS" } });
+    expect(missing).toMatchObject({ reference: neverArrived, theirAmount: 4200n, state: "FETCH_FAILED", note: expect.stringContaining("have the provider resend it") });
+    expect(missing.theirLine).toMatchObject({ format: "adyen", header: HEADER, line: expect.stringContaining(neverArrived) });
+    const mismatch = await prisma.reconDiscrepancy.findFirstOrThrow({ where: { tenantId: tenant.id, bucket: "MISMATCH" }, include: { case: true } });
+    expect(mismatch).toMatchObject({ reference: paid[2], theirAmount: 990n, ourAmount: 999n, case: { kind: "MISMATCH", status: "OPEN" } });
+    const run = await prisma.reconRun.findUniqueOrThrow({ where: { id: r.value.runId } });
+    expect(run.windowFrom.toISOString()).toBe("2026-12-01T09:00:00.000Z"); // 10:00 CET
+    expect(await ledgerViolations()).toEqual([]);
+  });
+});
