@@ -55,6 +55,8 @@ export type ReconSummary = {
   linesOutsideWindow: number;
   silence: { settledLines: number; webhooksReceived: number; alert: boolean };
   durationMs: number;
+  /** Where the time went: streaming the lines in, comparing in SQL, fetching missing events. */
+  phasesMs: { load: number; compare: number; fetch: number };
 };
 
 class Refused extends Error {
@@ -73,6 +75,19 @@ async function loadLines(client: PoolClient, lines: AsyncIterable<SettlementLine
   const loaded: Loaded = { money: 0, outside: 0, header: meta.header, format: meta.format, span: null };
   let min = Infinity;
   let max = -Infinity;
+  // Rows go out in ~64 KiB chunks: one CopyData message (and socket write) per row
+  // would make the copy syscall-bound.
+  async function* chunks() {
+    let chunk = "";
+    for await (const row of rows()) {
+      chunk += row;
+      if (chunk.length >= 65_536) {
+        yield chunk;
+        chunk = "";
+      }
+    }
+    if (chunk) yield chunk;
+  }
   async function* rows() {
     for await (const line of lines) {
       const t = line.occurredAt.getTime();
@@ -87,7 +102,7 @@ async function loadLines(client: PoolClient, lines: AsyncIterable<SettlementLine
     }
   }
   const copy = client.query(copyFrom("COPY recon_lines (row_no, reference, kind, amount, currency, occurred_at, raw) FROM STDIN"));
-  await pipeline(Readable.from(rows()), copy);
+  await pipeline(Readable.from(chunks()), copy);
   if (Number.isFinite(min)) loaded.span = { from: new Date(min), to: new Date(max + 1) };
   return loaded;
 }
@@ -144,18 +159,23 @@ export async function runReconciliation(input: ReconInput): Promise<DomainResult
 
   const client = await pool().connect();
   let summary: ReconSummary;
+  let loadMs = 0;
   try {
     await client.query("BEGIN");
     await client.query(`CREATE TEMP TABLE recon_lines (row_no int, reference text, kind text, amount bigint, currency text, occurred_at timestamptz, raw text) ON COMMIT DROP`);
     const meta = { header: null as string[] | null, format: "api" };
     const lines = input.source.kind === "api" ? source!.lines(context, input.window!) : csvLines(input.source.file, input.source.format, meta);
+    const loadStarted = Date.now();
     const loaded = await loadLines(client, lines, input.window, meta);
+    loadMs = Date.now() - loadStarted;
     // A file's header and format are known only once streaming has begun.
     Object.assign(loaded, { header: meta.header, format: meta.format });
     const window = input.window ?? loaded.span;
     if (!window) throw new Refused("empty_report", "The report has no lines to compare");
+    const compareStarted = Date.now();
     summary = await compare(client, input, run.id, window, loaded, started);
     await client.query("COMMIT");
+    summary.phasesMs = { load: loadMs, compare: Date.now() - compareStarted, fetch: 0 };
   } catch (error) {
     await client.query("ROLLBACK").catch(() => undefined);
     const refused = error instanceof ReportError || error instanceof CsvSyntaxError ? new Refused("malformed_report", `Report refused, nothing imported: ${error.message}`) : error instanceof Refused ? error : null;
@@ -167,7 +187,9 @@ export async function runReconciliation(input: ReconInput): Promise<DomainResult
   }
 
   // After commit, and outside any transaction: the network calls for missing events.
+  const fetchStarted = Date.now();
   Object.assign(summary, await fetchMissing(run.id, context, source));
+  summary.phasesMs.fetch = Date.now() - fetchStarted;
   summary.durationMs = Date.now() - started;
   await prisma.reconRun.update({ where: { id: run.id }, data: { durationMs: summary.durationMs } });
   await prisma.$transaction((tx) =>
@@ -181,11 +203,12 @@ async function compare(client: PoolClient, input: ReconInput, runId: bigint, win
   const margin = config().TALLY_RECON_TIMING_MARGIN_MS;
   const q = <T extends Record<string, unknown> = Record<string, unknown>>(sql: string, params: unknown[] = []) => client.query<T>(sql, params).then((r) => r);
 
-  await q(`ANALYZE recon_lines`);
   await q(`CREATE TEMP TABLE recon_theirs ON COMMIT DROP AS
-    SELECT reference, sum(amount)::bigint AS amount, min(currency) AS currency, count(DISTINCT currency) AS currencies, min(occurred_at) AS occurred_at, min(row_no) AS row_no
+    SELECT reference, sum(amount)::bigint AS amount, min(currency) AS currency, min(currency) = max(currency) AS one_currency, min(occurred_at) AS occurred_at, min(row_no) AS row_no
     FROM recon_lines WHERE kind <> 'OTHER' GROUP BY reference`);
-  await q(`CREATE UNIQUE INDEX ON recon_theirs (reference)`);
+  // Temporary tables have no statistics until analysed; without them the planner
+  // picks nested loops over a million rows.
+  await q(`ANALYZE recon_theirs`);
   // Ours: every posting of a reference in the window or in their report, whenever it was
   // posted, netted (a correction reversing a payment leaves zero). Signed like theirs:
   // the clearing leg is +amount for a payment, -amount for a refund.
@@ -194,7 +217,7 @@ async function compare(client: PoolClient, input: ReconInput, runId: bigint, win
       SELECT provider_reference AS reference FROM postings
       WHERE tenant_id = $1 AND provider = $2::"Provider" AND kind IN ('PAYMENT', 'REFUND') AND occurred_at >= $3 AND occurred_at < $4
       UNION SELECT reference FROM recon_theirs)
-    SELECT p.provider_reference AS reference, sum(e.amount)::bigint AS amount, min(e.currency) AS currency, count(DISTINCT e.currency) AS currencies,
+    SELECT p.provider_reference AS reference, sum(e.amount)::bigint AS amount, min(e.currency) AS currency, min(e.currency) = max(e.currency) AS one_currency,
            min(p.occurred_at) FILTER (WHERE p.kind <> 'CORRECTION') AS occurred_at, min(p.id) FILTER (WHERE p.kind <> 'CORRECTION') AS posting_id
     FROM postings p
     JOIN ledger_entries e ON e.posting_id = p.id
@@ -205,7 +228,7 @@ async function compare(client: PoolClient, input: ReconInput, runId: bigint, win
     SELECT coalesce(t.reference, o.reference) AS reference,
       CASE WHEN o.reference IS NULL THEN 'THEIRS_NOT_OURS'
            WHEN t.reference IS NULL THEN 'OURS_NOT_THEIRS'
-           WHEN t.amount = o.amount AND t.currency = o.currency AND t.currencies = 1 AND o.currencies = 1 THEN 'MATCHED'
+           WHEN t.amount = o.amount AND t.currency = o.currency AND t.one_currency AND o.one_currency THEN 'MATCHED'
            ELSE 'MISMATCH' END AS bucket,
       t.amount AS their_amount, t.currency AS their_currency, t.row_no,
       o.amount AS our_amount, o.currency AS our_currency, o.posting_id,
@@ -214,6 +237,7 @@ async function compare(client: PoolClient, input: ReconInput, runId: bigint, win
     FROM recon_theirs t FULL JOIN recon_ours o ON o.reference = t.reference
     -- Fully reversed by a correction and absent from their report: nothing left to compare.
     WHERE NOT (t.reference IS NULL AND o.amount = 0)`, [window.from, window.to, margin]);
+  await q(`ANALYZE recon_result`);
 
   const upserted = await q<{ id: string; bucket: string; inserted: boolean }>(`
     WITH up AS (
@@ -288,6 +312,7 @@ async function compare(client: PoolClient, input: ReconInput, runId: bigint, win
     linesOutsideWindow: loaded.outside,
     silence,
     durationMs: Date.now() - started,
+    phasesMs: { load: 0, compare: 0, fetch: 0 },
   };
 }
 

@@ -43,7 +43,7 @@ describe("reconciling Adyen from its Settlement Details Report", () => {
 
     const neverArrived = aPspReference();
     const file = path.join(mkdtempSync(path.join(os.tmpdir(), "tally-adyen-")), "settlement_detail_report_batch_42.csv");
-    writeFileSync(file, csv([
+    const rows: Row[] = [
       { psp: paid[0]!, type: "Settled", currency: "EUR", credit: "11.30", at: "2026-12-01 10:00:00" },
       { psp: paid[1]!, type: "Settled", currency: "EUR", credit: "25.00", at: "2026-12-01 11:00:00" },
       { psp: paid[2]!, type: "Settled", currency: "EUR", credit: "9.90", at: "2026-12-01 12:00:00" },
@@ -51,7 +51,8 @@ describe("reconciling Adyen from its Settlement Details Report", () => {
       { psp: neverArrived, type: "Settled", currency: "EUR", credit: "42.00", at: "2026-12-01 14:00:00" },
       { psp: "", type: "Fee", currency: "EUR", debit: "0.50", at: "2026-12-01 23:00:00" },
       { psp: "", type: "MerchantPayout", currency: "EUR", debit: "78.20", at: "2026-12-01 23:30:00" },
-    ].map((r) => (r.psp ? r : { ...r, psp: `FEE${r.type}` }))));
+    ];
+    writeFileSync(file, csv(rows.map((r) => (r.psp ? r : { ...r, psp: `FEE${r.type}` }))));
 
     const r = await runReconciliation({ tenantId: tenant.id, provider: "adyen", source: { kind: "csv", file }, actor: SYSTEM_ACTOR });
     expect(r.ok).toBe(true);

@@ -1,0 +1,135 @@
+// npm run bench:recon: reconcile a generated Stripe itemized report of RECON_ROWS
+// lines (default 1,000,000) against as many stored payments, and print time and
+// peak memory beside a same-run baseline: the same comparison as plain SQL
+// anti-joins after COPY of the file into a temp table.
+// Targets (issue 4): within 2x of the baseline; memory under 512 MiB.
+import { createReadStream, createWriteStream, mkdtempSync, statSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { pipeline } from "node:stream/promises";
+import pg from "pg";
+import { from as copyFrom } from "pg-copy-streams";
+import { SYSTEM_ACTOR } from "@/lib/audit";
+import { benchDatabase, fmt, saveResult } from "@/bench/support";
+
+const ROWS = Number(process.env.RECON_ROWS ?? 1_000_000);
+const DAY_START = Date.UTC(2026, 10, 1);
+const ref = (i: number) => `pi_bench_${String(i).padStart(8, "0")}`;
+// A few of each discrepancy, at fixed positions: the counts are known in advance.
+const isMissingFromUs = (i: number) => i % 10_000 === 1;
+const isMismatch = (i: number) => i % 10_000 === 2;
+const isMissingFromThem = (i: number) => i % 10_000 === 3;
+const amountOf = (i: number) => 100 + (i % 50_000);
+
+async function seedLedger(url: string): Promise<string> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  // Bulk setup only: triggers off (the deferred balance check would run per row).
+  await c.query("SET session_replication_role = replica");
+  const tenantId = (await c.query(`INSERT INTO tenants (slug, name) VALUES ('bench', 'Bench') RETURNING id`)).rows[0].id as string;
+  await c.query(`INSERT INTO provider_endpoints (tenant_id, provider) VALUES ($1, 'stripe')`, [tenantId]);
+  await c.query(`INSERT INTO accounts (tenant_id, code, kind) VALUES ($1, 'clearing:stripe', 'PROVIDER_CLEARING')`, [tenantId]);
+  await c.query(`INSERT INTO accounts (tenant_id, code, kind) SELECT $1, 'customer:acct_' || g, 'CUSTOMER' FROM generate_series(1, 1000) g`, [tenantId]);
+  const started = performance.now();
+  await c.query(`
+    INSERT INTO postings (id, tenant_id, kind, provider, provider_reference, description, occurred_at)
+    SELECT g, $1, 'PAYMENT', 'stripe', 'pi_bench_' || lpad(g::text, 8, '0'), 'bench', to_timestamp($2::float8 / 1000 + (g % 86000))
+    FROM generate_series(1, $3::int) g WHERE g % 10000 <> 1`, [tenantId, DAY_START, ROWS]);
+  const clearing = (await c.query(`SELECT id FROM accounts WHERE tenant_id = $1 AND code = 'clearing:stripe'`, [tenantId])).rows[0].id;
+  const firstCustomer = Number((await c.query(`SELECT min(id) AS id FROM accounts WHERE tenant_id = $1 AND kind = 'CUSTOMER'`, [tenantId])).rows[0].id);
+  await c.query(`
+    INSERT INTO ledger_entries (posting_id, account_id, amount, currency)
+    SELECT p.id, a.account, CASE WHEN a.side = 1 THEN 1 ELSE -1 END * (100 + (p.id % 50000) + CASE WHEN p.id % 10000 = 2 THEN 1 ELSE 0 END), 'USD'
+    FROM postings p CROSS JOIN LATERAL (VALUES (1, $2::bigint), (2, $3::bigint + (p.id % 1000))) a(side, account)
+    WHERE p.tenant_id = $1`, [tenantId, clearing, firstCustomer]);
+  await c.query("ANALYZE");
+  console.log(`seeded ${ROWS.toLocaleString()} payments (${fmt((performance.now() - started) / 1000)} s)`);
+  await c.end();
+  return tenantId;
+}
+
+async function writeReport(file: string): Promise<void> {
+  const out = createWriteStream(file);
+  const write = (s: string) => (out.write(s) ? Promise.resolve() : new Promise<void>((r) => out.once("drain", () => r())));
+  await write("balance_transaction_id,created_utc,available_on_utc,currency,gross,fee,net,reporting_category,source_id,description,payment_intent_id,charge_id,refund_id\n");
+  let chunk = "";
+  for (let i = 1; i <= ROWS; i++) {
+    if (isMissingFromThem(i)) continue;
+    const at = new Date(DAY_START + (i % 86_000) * 1000).toISOString().replace("T", " ").slice(0, 19);
+    const gross = (amountOf(i) / 100).toFixed(2);
+    chunk += `txn_${i},${at},${at},usd,${gross},0.30,${gross},charge,ch_${i},Payment ${i},${ref(i)},ch_${i},\n`;
+    if (chunk.length > 1 << 16) {
+      await write(chunk);
+      chunk = "";
+    }
+  }
+  await write(chunk);
+  await new Promise<void>((r) => out.end(() => r()));
+}
+
+async function baseline(url: string, tenantId: string, file: string) {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  const started = performance.now();
+  await c.query("BEGIN");
+  await c.query(`CREATE TEMP TABLE report (balance_transaction_id text, created_utc text, available_on_utc text, currency text, gross text, fee text, net text, reporting_category text, source_id text, description text, payment_intent_id text, charge_id text, refund_id text) ON COMMIT DROP`);
+  await pipeline(createReadStream(file), c.query(copyFrom("COPY report FROM STDIN WITH (FORMAT csv, HEADER true)")));
+  await c.query(`CREATE TEMP TABLE theirs ON COMMIT DROP AS SELECT payment_intent_id AS reference, round(gross::numeric * 100)::bigint AS amount, upper(currency) AS currency FROM report WHERE reporting_category = 'charge'`);
+  await c.query(`CREATE INDEX ON theirs (reference)`);
+  await c.query(`ANALYZE theirs`);
+  const ours = `SELECT p.provider_reference AS reference, e.amount, e.currency FROM postings p JOIN ledger_entries e ON e.posting_id = p.id JOIN accounts a ON a.id = e.account_id AND a.kind = 'PROVIDER_CLEARING' WHERE p.tenant_id = '${tenantId}'`;
+  const theirsNotOurs = Number((await c.query(`SELECT count(*) FROM theirs t WHERE NOT EXISTS (SELECT 1 FROM (${ours}) o WHERE o.reference = t.reference)`)).rows[0].count);
+  const oursNotTheirs = Number((await c.query(`SELECT count(*) FROM (${ours}) o WHERE NOT EXISTS (SELECT 1 FROM theirs t WHERE t.reference = o.reference)`)).rows[0].count);
+  const mismatched = Number((await c.query(`SELECT count(*) FROM theirs t JOIN (${ours}) o ON o.reference = t.reference WHERE o.amount <> t.amount OR o.currency <> t.currency`)).rows[0].count);
+  await c.query("COMMIT");
+  await c.end();
+  return { seconds: (performance.now() - started) / 1000, theirsNotOurs, oursNotTheirs, mismatched };
+}
+
+async function main() {
+  const db = await benchDatabase();
+  const dir = mkdtempSync(path.join(os.tmpdir(), "tally-bench-recon-"));
+  try {
+    const url = await db.create("tally_bench_recon");
+    process.env.DATABASE_URL = url;
+    const tenantId = await seedLedger(url);
+    const file = path.join(dir, "itemized.csv");
+    await writeReport(file);
+    const expected = { theirsNotOurs: Math.floor((ROWS - 1) / 10_000) + 1, oursNotTheirs: Math.floor((ROWS - 3) / 10_000) + 1, mismatched: Math.floor((ROWS - 2) / 10_000) + 1 };
+    console.log(`report: ${ROWS.toLocaleString()} lines, ${fmt(statSync(file).size / 2 ** 20)} MiB; expected ${JSON.stringify(expected)}\n`);
+
+    const base = await baseline(url, tenantId, file);
+    console.log(`baseline: COPY + SQL anti-joins          ${fmt(base.seconds, 2).padStart(7)} s   ${JSON.stringify({ theirsNotOurs: base.theirsNotOurs, oursNotTheirs: base.oursNotTheirs, mismatched: base.mismatched })}`);
+
+    const { runReconciliation } = await import("@/lib/recon/run");
+    const { closeDb } = await import("@/lib/db");
+    let peak = process.memoryUsage().rss;
+    const startRss = peak;
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
+    const started = performance.now();
+    const r = await runReconciliation({ tenantId, provider: "stripe", source: { kind: "csv", file }, actor: SYSTEM_ACTOR });
+    const seconds = (performance.now() - started) / 1000;
+    clearInterval(sampler);
+    peak = Math.max(peak, process.memoryUsage().rss);
+    if (!r.ok) throw new Error(r.message);
+    const got = { theirsNotOurs: r.value.theirsNotOurs, oursNotTheirs: r.value.oursNotTheirs, mismatched: r.value.mismatched };
+    console.log(`tally: stream → COPY → compare → cases   ${fmt(seconds, 2).padStart(7)} s   ${JSON.stringify(got)}   peak RSS ${fmt(peak / 2 ** 20, 0)} MiB (at start ${fmt(startRss / 2 ** 20, 0)} MiB)`);
+    console.log(`  phases: stream+COPY ${r.value.phasesMs.load} ms, compare ${r.value.phasesMs.compare} ms, fetch ${r.value.phasesMs.fetch} ms`);
+    await closeDb();
+
+    const ratio = seconds / base.seconds;
+    const verdicts = {
+      bucketsAsGenerated: JSON.stringify(got) === JSON.stringify(expected) && base.theirsNotOurs === expected.theirsNotOurs,
+      within2xOfBaseline: ratio <= 2,
+      peakUnder512MiB: peak < 512 * 2 ** 20,
+    };
+    console.log(`\ntime tally/baseline: ${fmt(ratio, 2)}x`);
+    for (const [name, ok] of Object.entries(verdicts)) console.log(`  ${ok ? "PASS" : "FAIL"}  ${name}`);
+    console.log(`saved ${saveResult("recon", { rows: ROWS, baselineSeconds: base.seconds, tallySeconds: seconds, phasesMs: r.value.phasesMs, ratio, peakRssMiB: peak / 2 ** 20, startRssMiB: startRss / 2 ** 20, buckets: got, expected, verdicts })}`);
+    if (!Object.values(verdicts).every(Boolean)) process.exitCode = 1;
+  } finally {
+    await db.stop();
+  }
+}
+
+main().then(() => process.exit(process.exitCode ?? 0), (e) => { console.error(e); process.exit(1); });
