@@ -47,6 +47,12 @@ const schema = z.object({
   /// Webhook-silence alert: fewer deliveries than this share of settled lines.
   TALLY_SILENCE_RATIO: z.coerce.number().min(0).max(1).default(0.2),
   TALLY_SILENCE_MIN_LINES: int(10),
+  /// Largest settlement report accepted by the dashboard's upload (bytes); the body is streamed to a temp file.
+  TALLY_RECON_UPLOAD_MAX_BYTES: int(512 * 1024 * 1024),
+
+  /// Cases (four-eyes). A proposal whose amount at stake is above this (minor units,
+  /// of the case's own currency) needs two different approvers besides the proposer.
+  TALLY_CASE_SECOND_APPROVAL_ABOVE: int(100_000),
 
   /// Fault hooks, for tests and benchmarks only. They make the worker slow,
   /// stop it at a chosen point to be killed, or disable the claim to prove the tests notice.
@@ -75,6 +81,10 @@ const schema = z.object({
 
   /// Web app port for `npm start`.
   PORT: int(3000),
+  /// `npm start`'s live demo: a provider simulator playing Stripe for the demo tenant on
+  /// this port, a day of deliveries through it and a reconciliation run. "0" turns it off.
+  TALLY_DEMO_SIMULATOR: z.enum(["0", "1", "true", "false"]).default("1").transform((v) => v === "1" || v === "true"),
+  TALLY_DEMO_SIM_PORT: int(4010),
 
   NODE_ENV: z.string().default("development"),
 });

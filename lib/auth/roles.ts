@@ -36,3 +36,21 @@ export const NAV: readonly { section: Section; label: string; path: string }[] =
 export function mayUse(role: Role, section: Section): boolean {
   return SECTION_ROLES[section].includes(role);
 }
+
+/** State changes a section offers, and who may make them (reading needs the section too). */
+export type Action = "reprocess" | "reconcile" | "decideCases";
+
+/**
+ * ops send stuck events back through the worker; anyone who sees reconciliation
+ * may start a run or import a report; only accountants propose and approve
+ * case resolutions (four-eyes: never the same accountant for both).
+ */
+export const ACTION_ROLES: Record<Action, readonly Role[]> = {
+  reprocess: ["ops"],
+  reconcile: ["ops", "accountant", "admin"],
+  decideCases: ["accountant"],
+};
+
+export function mayDo(role: Role, action: Action): boolean {
+  return ACTION_ROLES[action].includes(role);
+}

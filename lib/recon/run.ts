@@ -261,6 +261,17 @@ async function compare(client: PoolClient, input: ReconInput, runId: bigint, win
     SELECT d.tenant_id, d.id, d.bucket::text::"CaseKind" FROM recon_discrepancies d
     WHERE d.id = ANY($1::bigint[]) AND d.bucket IN ('OURS_NOT_THEIRS', 'MISMATCH') AND d.state <> 'RESOLVED'
     ON CONFLICT (discrepancy_id) DO NOTHING RETURNING id::text`, [upserted.rows.map((r) => r.id)]);
+  // Timing re-check: a case approved as "timing" waits for the next run that covers it;
+  // if that run still finds the discrepancy, it is a case again (a match closes it below).
+  const reopened = await q<{ id: string; discrepancy_id: string }>(`
+    UPDATE cases c SET status = 'OPEN', waiting_since = NULL, resolution = NULL
+    FROM recon_runs r WHERE r.id = $2 AND c.discrepancy_id = ANY($1::bigint[]) AND c.status = 'WAITING' AND c.waiting_since < r.started_at
+    RETURNING c.id::text, c.discrepancy_id::text`, [upserted.rows.map((r) => r.id), runId]);
+  for (const c of reopened.rows) {
+    await q(`INSERT INTO audit_log (actor_type, actor_label, tenant_id, action, subject_type, subject_id, reason, details) VALUES ('SYSTEM', $1, $2, 'case.reopen', 'case', $3, $4, $5)`, [
+      SYSTEM_ACTOR.label, tenantId, c.id, `timing re-check: reconciliation run ${runId} still finds the discrepancy`, JSON.stringify({ discrepancyId: c.discrepancy_id, runId: String(runId) }),
+    ]);
+  }
 
   // Re-check: what an earlier run flagged and this one matches is no longer a discrepancy.
   const rechecked = await q<{ id: string; bucket: string; reference: string }>(`
@@ -270,8 +281,10 @@ async function compare(client: PoolClient, input: ReconInput, runId: bigint, win
     WHERE d.tenant_id = $1 AND d.provider = $2::"Provider" AND d.reference = r.reference AND r.bucket = 'MATCHED' AND d.state <> 'RESOLVED'
     RETURNING d.id::text, d.bucket::text, d.reference`, [tenantId, provider, runId]);
   const closed = await q<{ id: string; discrepancy_id: string }>(`
-    UPDATE cases SET status = 'RESOLVED', closed_at = now(), resolution = 'matched on re-check by run ' || $2::text
-    WHERE discrepancy_id = ANY($1::bigint[]) AND status = 'OPEN' RETURNING id::text, discrepancy_id::text`, [rechecked.rows.map((r) => r.id), runId]);
+    UPDATE cases SET status = 'RESOLVED', closed_at = now(), waiting_since = NULL, resolution = 'matched on re-check by run ' || $2::text
+    WHERE discrepancy_id = ANY($1::bigint[]) AND status <> 'RESOLVED' RETURNING id::text, discrepancy_id::text`, [rechecked.rows.map((r) => r.id), runId]);
+  // A proposal still waiting for approval has nothing left to decide.
+  await q(`UPDATE case_proposals SET status = 'SUPERSEDED', decided_at = now() WHERE case_id = ANY($1::bigint[]) AND status = 'PENDING'`, [closed.rows.map((c) => c.id)]);
   for (const c of closed.rows) {
     await q(`INSERT INTO audit_log (actor_type, actor_label, tenant_id, action, subject_type, subject_id, reason, details) VALUES ('SYSTEM', $1, $2, 'case.close', 'case', $3, $4, $5)`, [
       SYSTEM_ACTOR.label, tenantId, c.id, `the provider reported it: matched on re-check by reconciliation run ${runId}`, JSON.stringify({ discrepancyId: c.discrepancy_id, runId: String(runId) }),
