@@ -1,0 +1,143 @@
+import { describe, expect, it } from "vitest";
+import { estimateQuantile } from "@/lib/ack-latency";
+import { SYSTEM_ACTOR } from "@/lib/audit";
+import { pickUpReceived } from "@/lib/claim";
+import { Prisma, prisma } from "@/lib/db";
+import { metrics } from "@/lib/metrics";
+import { chartSeries, overview } from "@/lib/overview";
+import { reprocessEvent } from "@/lib/reprocess";
+import { listStuck } from "@/lib/stuck-claims";
+import { aStripePayment, aTenant, stripeRequest, type TestTenant } from "@/lib/testing/builders";
+import { drain } from "@/lib/testing/drain";
+import { deliver } from "@/lib/testing/route";
+
+const DAY = 86_400_000;
+const STALE = 300_000;
+
+describe("the p99 estimate from histogram buckets", () => {
+  it("interpolates inside the bucket holding the 99th percentile, says 'above' past the last finite bucket, and nothing without data", () => {
+    // 100 observations: 90 ≤ 10 ms, 10 between 10 and 50 ms. Rank 99 is the 9th of those 10: 10 + 40 × 9/10 ms.
+    const buckets = [{ le: 0.01, count: 90 }, { le: 0.05, count: 100 }, { le: Infinity, count: 100 }];
+    const p99 = estimateQuantile(buckets, 0.99);
+    expect(p99.kind).toBe("estimate");
+    expect(p99.kind === "estimate" && p99.seconds).toBeCloseTo(0.046, 6);
+    expect(p99).toMatchObject({ bucket: { from: 0.01, to: 0.05 } });
+    expect(estimateQuantile([{ le: 0.01, count: 10 }, { le: 2.5, count: 10 }, { le: Infinity, count: 1000 }], 0.99)).toEqual({ kind: "above", seconds: 2.5 });
+    expect(estimateQuantile([{ le: 0.01, count: 0 }, { le: Infinity, count: 0 }], 0.99)).toEqual({ kind: "none" });
+  });
+});
+
+describe("the chart series", () => {
+  it("keeps days never reconciled as unknown, not zero, and averages the last seven reconciled days", () => {
+    const from = new Date("2026-11-01T00:00:00Z");
+    const to = new Date("2026-11-05T00:00:00Z");
+    const points = [
+      { provider: "stripe" as const, day: "2026-10-28", compared: 100, discrepancies: 10, theirsNotOurs: 10, oursNotTheirs: 0, mismatched: 0 },
+      { provider: "stripe" as const, day: "2026-11-01", compared: 100, discrepancies: 4, theirsNotOurs: 4, oursNotTheirs: 0, mismatched: 0 },
+      { provider: "standard" as const, day: "2026-11-01", compared: 100, discrepancies: 2, theirsNotOurs: 1, oursNotTheirs: 1, mismatched: 0 },
+      { provider: "stripe" as const, day: "2026-11-03", compared: 100, discrepancies: 0, theirsNotOurs: 0, oursNotTheirs: 0, mismatched: 0 },
+    ];
+    const s = chartSeries(points, from, to);
+    expect(s.providers).toEqual(["standard", "stripe"]);
+    expect(s.days.map((d) => [d.day, d.total, d.average7])).toEqual([
+      ["2026-11-01", 6, 8], // (10 + 6) / 2: 10-28 is within the seven days ending 11-01
+      ["2026-11-02", null, 8],
+      ["2026-11-03", 0, 5.3], // (10 + 6 + 0) / 3
+      ["2026-11-04", null, 3], // 10-28 has left the seven days: (6 + 0) / 2
+    ]);
+    expect(s.days[2]!.byProvider).toEqual({ standard: null, stripe: 0 });
+    expect(s).toMatchObject({ total: 6, reconciledDays: 2 });
+  });
+});
+
+async function seedHistory(tenant: TestTenant, perDay: (i: number) => number, days: number) {
+  const today = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate()));
+  const run = await prisma.reconRun.create({ data: { tenantId: tenant.id, provider: "stripe", windowFrom: new Date(today.getTime() - days * DAY), windowTo: today, source: "API", actorType: "SYSTEM", actorLabel: "test", status: "DONE" } });
+  for (let i = 0; i < days; i++) {
+    const day = new Date(today.getTime() - (days - i) * DAY);
+    await prisma.reconDayStat.create({ data: { tenantId: tenant.id, provider: "stripe", day, compared: 100 } });
+    await prisma.reconDiscrepancy.createMany({
+      data: Array.from({ length: perDay(i) }, (_, n) => ({ tenantId: tenant.id, provider: "stripe" as const, reference: `hist_${i}_${n}`, bucket: "THEIRS_NOT_OURS" as const, state: "RESOLVED" as const, day, theirAmount: 100n, theirCurrency: "USD", firstRunId: run.id, lastRunId: run.id })),
+    });
+  }
+}
+
+describe("the overview", () => {
+  it("a constant non-zero rate reads as a defect; a falling one as falling", async () => {
+    const flat = await aTenant();
+    await seedHistory(flat, () => 3, 30);
+    const o = await overview(flat.id, { days: 30, staleMs: STALE });
+    expect(o.verdict).toMatchObject({ verdict: "flat", meanPerDay: 3, reading: expect.stringContaining("defect") });
+    expect(o.series.total).toBe(87); // 29 of the 30 seeded days fall in the range ending today
+    const falling = await aTenant();
+    await seedHistory(falling, (i) => 30 - i, 30);
+    expect((await overview(falling.id, { days: 30, staleMs: STALE })).verdict.verdict).toBe("falling");
+  });
+
+  it("counts today's events, this tenant's outbox, stuck work, open cases and uncleared alerts, and nothing of another tenant's", async () => {
+    const tenant = await aTenant();
+    const other = await aTenant();
+    const { processOnce } = await import("@/lib/worker");
+    // The other tenant's two payments are posted, their receipts queued but not yet sent.
+    for (let i = 0; i < 2; i++) expect((await deliver(stripeRequest(other, aStripePayment()))).status).toBe(200);
+    await deliver(stripeRequest(other, "{not json"));
+    while ((await processOnce(() => undefined)) > 0);
+    // This tenant's payment is claimed by a "worker" that then vanished an hour ago; another delivery does not parse.
+    expect((await deliver(stripeRequest(tenant, aStripePayment()))).status).toBe(200);
+    await pickUpReceived(100);
+    await prisma.$executeRaw(Prisma.sql`UPDATE processed_events SET claimed_at = now() - interval '1 hour' WHERE tenant_id = ${tenant.id}::uuid`);
+    await deliver(stripeRequest(tenant, "{not json"));
+    while ((await processOnce(() => undefined)) > 0);
+    await prisma.alert.create({ data: { tenantId: tenant.id, provider: "stripe", kind: "webhook_silence", message: "stripe went quiet" } });
+    await prisma.alert.create({ data: { tenantId: tenant.id, provider: "stripe", kind: "webhook_silence", message: "cleared", clearedAt: new Date() } });
+
+    const o = await overview(tenant.id, { days: 30, staleMs: STALE });
+    expect(o.eventsToday).toMatchObject({ total: 2, webhooks: 2, fetched: 0 });
+    expect(o.stuck).toMatchObject({ stale_claim: 1, failed_claim: 0, failed_event: 1, total: 2 });
+    expect(o.outbox.pending).toBe(0);
+    expect(o.alerts.map((a) => a.message)).toEqual(["stripe went quiet"]);
+    expect(o.cases.total).toBe(0);
+
+    const otherView = await overview(other.id, { days: 30, staleMs: STALE });
+    expect(otherView).toMatchObject({ eventsToday: { total: 3 }, outbox: { pending: 2 }, stuck: { total: 1 }, alerts: [] });
+    await drain();
+    expect((await overview(other.id, { days: 30, staleMs: STALE })).outbox.pending).toBe(0);
+  });
+
+  it("estimates ack p99 from this process's histogram and says since when", async () => {
+    for (let i = 0; i < 99; i++) metrics().ackLatency.observe({ provider: "stripe" }, 0.004);
+    metrics().ackLatency.observe({ provider: "standard" }, 0.9);
+    const o = await overview((await aTenant()).id, { days: 30, staleMs: STALE });
+    expect(o.ack.deliveries).toBeGreaterThanOrEqual(100);
+    expect(o.ack.p99.kind).toBe("estimate");
+    expect(o.ack.since.getTime()).toBeLessThanOrEqual(Date.now());
+  });
+});
+
+describe("stuck claims", () => {
+  it("lists claims held past the threshold, failed claims and unparseable events; reprocessing one completes it exactly once", async () => {
+    const tenant = await aTenant();
+    const stale = aStripePayment({ amount: 1111n });
+    const failed = aStripePayment({ amount: 2222n });
+    for (const p of [stale, failed]) await deliver(stripeRequest(tenant, p));
+    await pickUpReceived(100);
+    await prisma.$executeRaw(Prisma.sql`UPDATE processed_events SET claimed_at = now() - interval '10 minutes' WHERE provider_reference = ${stale.data.object.id}`);
+    await prisma.$executeRaw(Prisma.sql`UPDATE processed_events SET status = 'FAILED', claimed_at = NULL, last_error = 'gave up' WHERE provider_reference = ${failed.data.object.id}`);
+    await prisma.$executeRaw(Prisma.sql`UPDATE raw_events SET status = 'FAILED', last_error = 'gave up' WHERE id = (SELECT raw_event_id FROM processed_events WHERE provider_reference = ${failed.data.object.id})`);
+    await deliver(stripeRequest(tenant, "{broken"));
+    await drain();
+
+    const items = await listStuck(tenant.id, STALE);
+    expect(items.map((i) => [i.kind, i.reference])).toEqual([["stale_claim", stale.data.object.id], ["failed_claim", failed.data.object.id], ["failed_event", null]]);
+    expect(items[1]).toMatchObject({ lastError: "gave up" });
+    expect(await listStuck(tenant.id, 20 * 60_000)).toHaveLength(2); // under a 20-minute threshold the 10-minute claim is not stuck yet
+
+    const target = items[1]!;
+    expect(await reprocessEvent(tenant.id, target.rawEventId, SYSTEM_ACTOR, "payment confirmed at Stripe", STALE)).toMatchObject({ ok: true, value: { action: "release-claims", claims: 1 } });
+    await drain();
+    expect(await prisma.posting.count({ where: { tenantId: tenant.id, providerReference: failed.data.object.id } })).toBe(1);
+    expect((await listStuck(tenant.id, STALE)).map((i) => i.kind)).toEqual(["stale_claim", "failed_event"]);
+    expect(await reprocessEvent(tenant.id, target.rawEventId, SYSTEM_ACTOR, "again", STALE)).toMatchObject({ ok: false, reason: "nothing_to_do" });
+    expect(await prisma.posting.count({ where: { tenantId: tenant.id, providerReference: failed.data.object.id } })).toBe(1);
+  });
+});

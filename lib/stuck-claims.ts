@@ -1,0 +1,57 @@
+// What is stuck, for ops: claims a worker has held longer than the stale-claim
+// threshold (the sweep will release them, but a person may want to look), claims
+// that gave up (FAILED), and events that failed to parse. Each can be sent back
+// through the normal path with lib/reprocess.ts.
+import { Prisma, prisma } from "@/lib/db";
+import type { Provider } from "@/lib/generated/prisma/enums";
+
+export type StuckKind = "stale_claim" | "failed_claim" | "failed_event";
+
+export type StuckItem = {
+  kind: StuckKind;
+  claimId: bigint | null;
+  rawEventId: bigint;
+  provider: Provider;
+  reference: string | null;
+  attempts: number;
+  lastError: string | null;
+  /** When the event first arrived. */
+  receivedAt: Date;
+  /** For a stale claim: since when a worker has held it. */
+  claimedAt: Date | null;
+};
+
+type Row = { kind: StuckKind; claim_id: bigint | null; raw_event_id: bigint; provider: Provider; reference: string | null; attempts: number; last_error: string | null; received_at: Date; claimed_at: Date | null };
+
+function stuckSql(tenantId: string, staleMs: number) {
+  return Prisma.sql`
+    SELECT CASE WHEN c.status = 'FAILED' THEN 'failed_claim' ELSE 'stale_claim' END AS kind,
+           c.id AS claim_id, c.raw_event_id, c.provider, c.provider_reference AS reference, c.attempts, c.last_error, r.received_at, c.claimed_at
+    FROM processed_events c JOIN raw_events r ON r.id = c.raw_event_id
+    WHERE c.tenant_id = ${tenantId}::uuid
+      AND (c.status = 'FAILED' OR (c.status = 'CLAIMED' AND c.claimed_at < now() - ${staleMs} * interval '1 millisecond'))
+    UNION ALL
+    -- Events that failed before claiming anything (unparseable): one row each.
+    SELECT 'failed_event', NULL, r.id, r.provider, NULL, r.attempts, r.last_error, r.received_at, NULL
+    FROM raw_events r
+    WHERE r.tenant_id = ${tenantId}::uuid AND r.status = 'FAILED'
+      AND NOT EXISTS (SELECT 1 FROM processed_events c WHERE c.raw_event_id = r.id AND c.status <> 'DONE')`;
+}
+
+/** The oldest stuck items first (they have waited longest). */
+export async function listStuck(tenantId: string, staleMs: number, limit = 200): Promise<StuckItem[]> {
+  const rows = await prisma.$queryRaw<Row[]>(Prisma.sql`${stuckSql(tenantId, staleMs)} ORDER BY received_at, raw_event_id LIMIT ${limit}`);
+  return rows.map((r) => ({ kind: r.kind, claimId: r.claim_id, rawEventId: r.raw_event_id, provider: r.provider, reference: r.reference, attempts: r.attempts, lastError: r.last_error, receivedAt: r.received_at, claimedAt: r.claimed_at }));
+}
+
+export type StuckCounts = Record<StuckKind, number> & { total: number };
+
+export async function countStuck(tenantId: string, staleMs: number): Promise<StuckCounts> {
+  const rows = await prisma.$queryRaw<{ kind: StuckKind; n: number }[]>(Prisma.sql`SELECT kind, count(*)::int AS n FROM (${stuckSql(tenantId, staleMs)}) s GROUP BY kind`);
+  const counts: StuckCounts = { stale_claim: 0, failed_claim: 0, failed_event: 0, total: 0 };
+  for (const r of rows) {
+    counts[r.kind] = r.n;
+    counts.total += r.n;
+  }
+  return counts;
+}
