@@ -45,6 +45,18 @@ const STATUS_BY_REASON: Record<string, number> = {
   already_disabled: 409,
   invalid_credentials: 401,
   rate_limited: 429,
+  // Four-eyes: the proposer may not decide their own proposal.
+  own_proposal: 403,
+  not_open: 409,
+  not_pending: 409,
+  already_decided: 409,
+  stale_proposal: 409,
+  nothing_to_do: 409,
+  in_flight: 409,
+  already_ran: 409,
+  too_large: 413,
+  malformed_report: 422,
+  empty_report: 422,
 };
 
 /** A domain function's `{ ok: false, reason, message }` as HTTP. */
