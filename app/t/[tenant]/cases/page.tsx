@@ -1,18 +1,77 @@
-// Cases: not built yet; the page exists so the nav is complete and honest.
+// Cases: ours-not-theirs and mismatches found by reconciliation, for accountants
+// to decide with four eyes. Open first; closed ones on request.
+import Link from "next/link";
+import { formatMoney } from "@/components/money";
 import { EmptyState, NoAccess } from "@/components/states";
 import { requirePage } from "@/lib/auth/page-access";
+import { listCases } from "@/lib/cases";
+import { bigintId } from "@/lib/query-params";
 
 export const dynamic = "force-dynamic";
 
-export default async function Page({ params }: { params: Promise<{ tenant: string }> }) {
-  const { principal, allowed } = await requirePage((await params).tenant, "cases");
+const STATUS: Record<string, string> = { OPEN: "to decide", PROPOSED: "awaiting approval", WAITING: "waiting for the next run", ESCALATED: "escalated to the provider", RESOLVED: "resolved" };
+const KIND: Record<string, string> = { OURS_NOT_THEIRS: "ours, not theirs", MISMATCH: "mismatch" };
+const money = (amount: bigint | null, currency: string | null) => (amount === null || !currency ? "—" : formatMoney(amount, currency.trim()));
+
+export default async function CasesPage({ params, searchParams }: { params: Promise<{ tenant: string }>; searchParams: Promise<{ state?: string; kind?: string; before?: string }> }) {
+  const { tenant: slug } = await params;
+  const { principal, tenant, allowed } = await requirePage(slug, "cases");
   if (!allowed) return <NoAccess role={principal.role} section="Cases" />;
+  const raw = await searchParams;
+  const state = raw.state === "closed" || raw.state === "all" ? raw.state : "open";
+  const kind = raw.kind === "OURS_NOT_THEIRS" || raw.kind === "MISMATCH" ? raw.kind : undefined;
+  const before = bigintId.safeParse(raw.before ?? "");
+  const page = await listCases({ tenantId: tenant.id, state, kind, beforeId: before.success ? before.data : undefined });
   return (
     <>
       <h1>Cases</h1>
-      <EmptyState title="Nothing here yet">
-        <p>Discrepancies found by reconciliation become cases for accountants to resolve here. This page arrives with reconciliation.</p>
-      </EmptyState>
+      <p className="muted">What reconciliation found that only a person may decide: payments we posted that the provider has no record of, and amounts that differ. One accountant proposes; a different one approves.</p>
+      <form method="get" className="filters" role="search" aria-label="Filter cases">
+        <label>State
+          <select name="state" defaultValue={state}>
+            <option value="open">Open (to decide, awaiting approval, waiting, escalated)</option>
+            <option value="closed">Resolved</option>
+            <option value="all">All</option>
+          </select>
+        </label>
+        <label>Kind
+          <select name="kind" defaultValue={kind ?? ""}>
+            <option value="">Any</option>
+            <option value="OURS_NOT_THEIRS">ours, not theirs</option>
+            <option value="MISMATCH">mismatch</option>
+          </select>
+        </label>
+        <button type="submit">Filter</button>
+      </form>
+      {page.cases.length === 0 ? (
+        <EmptyState title={state === "open" ? "No open cases" : "No cases match"}>
+          <p>{state === "open" ? "Every discrepancy reconciliation found has been decided. New cases appear here after each run." : "Widen the filter to see more."}</p>
+        </EmptyState>
+      ) : (
+        <table className="table" data-testid="cases-table">
+          <caption className="visually-hidden">Cases, newest first</caption>
+          <thead><tr><th scope="col">Case</th><th scope="col">Kind</th><th scope="col">Reference</th><th scope="col">Day</th><th scope="col" className="num">Ours</th><th scope="col" className="num">Theirs</th><th scope="col">State</th><th scope="col">Proposal</th></tr></thead>
+          <tbody>
+            {page.cases.map((c) => {
+              const p = c.proposals[0];
+              const approvals = p?.approvals.filter((a) => a.decision === "APPROVE").length ?? 0;
+              return (
+                <tr key={c.id.toString()}>
+                  <td><Link href={`/t/${slug}/cases/${c.id}`}>Case #{c.id.toString()}</Link></td>
+                  <td>{KIND[c.kind]}</td>
+                  <td className="mono">{c.discrepancy.reference}<div className="small muted">{c.discrepancy.provider}</div></td>
+                  <td>{c.discrepancy.day.toISOString().slice(0, 10)}{c.discrepancy.possibleTiming ? <div className="small tone-warn">near a window edge</div> : null}</td>
+                  <td className="num">{money(c.discrepancy.ourAmount, c.discrepancy.ourCurrency)}</td>
+                  <td className="num">{money(c.discrepancy.theirAmount, c.discrepancy.theirCurrency)}</td>
+                  <td>{STATUS[c.status]}</td>
+                  <td className="small">{p ? <>{p.resolution.toLowerCase()} by {p.proposedByLabel}; {approvals} of {p.requiredApprovals} approvals{p.proposedById === principal.userId ? " (yours)" : ""}</> : "—"}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
+      {page.nextBefore && <nav aria-label="Pages" className="pager"><Link href={`/t/${slug}/cases?${new URLSearchParams({ state, ...(kind && { kind }), before: page.nextBefore.toString() })}`}>Older cases →</Link></nav>}
     </>
   );
 }

@@ -1,18 +1,27 @@
-// Stuck claims: not built yet; the page exists so the nav is complete and honest.
-import { EmptyState, NoAccess } from "@/components/states";
+// Stuck claims: claims held longer than the stale-claim threshold, FAILED claims
+// and events that failed to parse, with a Reprocess action for ops.
+import { StuckClaims, type StuckData } from "@/components/claims/stuck-claims";
+import { duration } from "@/components/format";
+import { NoAccess } from "@/components/states";
 import { requirePage } from "@/lib/auth/page-access";
+import { mayDo } from "@/lib/auth/roles";
+import { config } from "@/lib/config";
+import { plain } from "@/lib/http";
+import { listStuck } from "@/lib/stuck-claims";
 
 export const dynamic = "force-dynamic";
 
 export default async function Page({ params }: { params: Promise<{ tenant: string }> }) {
-  const { principal, allowed } = await requirePage((await params).tenant, "claims");
+  const { tenant: slug } = await params;
+  const { principal, tenant, allowed } = await requirePage(slug, "claims");
   if (!allowed) return <NoAccess role={principal.role} section="Stuck claims" />;
+  const staleMs = config().TALLY_STALE_CLAIM_MS;
+  const items = await listStuck(tenant.id, staleMs);
   return (
     <>
       <h1>Stuck claims</h1>
-      <EmptyState title="Nothing here yet">
-        <p>Claims a worker took and has not finished (older than the stale-claim limit) will be listed here, with release and retry actions. This page arrives with the worker.</p>
-      </EmptyState>
+      <p className="muted">Claims a worker has held longer than {duration(staleMs)} (the sweep will release those), claims that gave up after {config().TALLY_MAX_ATTEMPTS} attempts or could not be posted, and events that could not be parsed. Reprocessing sends the event back through the normal path; a payment is still posted exactly once.</p>
+      <StuckClaims tenant={slug} initial={plain({ staleMs, items }) as StuckData} canReprocess={mayDo(principal.role, "reprocess")} />
     </>
   );
 }

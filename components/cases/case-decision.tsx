@@ -1,0 +1,140 @@
+"use client";
+// Deciding a case, four-eyes: an accountant proposes (and sees the exact
+// correction posting before submitting); a different accountant approves or
+// rejects. The proposer gets no approve button; the server refuses them anyway.
+import { useRouter } from "next/navigation";
+import { useState, type FormEvent } from "react";
+import { PlanTable, type PlanLeg } from "@/components/cases/plan-table";
+import { formatMoney } from "@/components/money";
+import { useApiMutation } from "@/components/use-api-mutation";
+
+type Resolution = "TIMING" | "ESCALATE" | "CORRECT";
+export type PendingProposal = {
+  id: string;
+  resolution: Resolution;
+  reasonCode: string | null;
+  reason: string;
+  proposedById: string;
+  proposedByLabel: string;
+  proposedAt: string;
+  amount: string;
+  currency: string;
+  requiredApprovals: number;
+  correction: { legs: PlanLeg[]; description: string } | null;
+  approvals: { approverId: string; approverLabel: string; decision: string }[];
+};
+
+export type DecisionProps = {
+  tenant: string;
+  caseId: string;
+  kind: "OURS_NOT_THEIRS" | "MISMATCH";
+  status: string;
+  resolutions: Resolution[];
+  reasonCodes: { code: string; label: string }[];
+  plan: { legs: PlanLeg[]; description: string } | null;
+  pending: PendingProposal | null;
+  me: string;
+  canDecide: boolean;
+  secondApprovalAbove: string;
+  stake: { amount: string; currency: string } | null;
+};
+
+export function resolutionLabel(r: Resolution, kind: DecisionProps["kind"]): string {
+  if (r === "TIMING") return "Timing — the provider will report it later: re-check on the next run";
+  if (r === "ESCALATE") return kind === "OURS_NOT_THEIRS" ? "Confirmed valid — the provider's record is missing: escalate to them" : "Ours is right — the provider's record is wrong: escalate to them";
+  return kind === "OURS_NOT_THEIRS" ? "Correct — reverse our posting" : "Correct — adjust our posting to the provider's amount";
+}
+
+function ProposeForm(p: DecisionProps) {
+  const router = useRouter();
+  const [resolution, setResolution] = useState<Resolution | null>(null);
+  const propose = useApiMutation<{ resolution: Resolution; reasonCode?: string; reason: string }, { proposalId: string; requiredApprovals: number }>((body) => ({ path: `/api/v1/tenants/${p.tenant}/cases/${p.caseId}/proposals`, body }), [["overview", p.tenant]]);
+  function submit(e: FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    const f = new FormData(e.currentTarget);
+    if (!resolution) return;
+    propose.mutate({ resolution, reason: String(f.get("reason") ?? ""), ...(resolution === "CORRECT" && { reasonCode: String(f.get("reasonCode") ?? "") }) }, { onSuccess: () => router.refresh() });
+  }
+  const twoNeeded = (amount: string | undefined) => amount !== undefined && BigInt(amount) > BigInt(p.secondApprovalAbove);
+  const correctionStake = p.plan?.legs.reduce((m, l) => { const a = BigInt(l.amount); const abs = a < 0n ? -a : a; return abs > m ? abs : m; }, 0n);
+  const stake = resolution === "CORRECT" ? correctionStake?.toString() : p.stake?.amount;
+  return (
+    <form onSubmit={submit} className="panel stack" aria-labelledby="propose-h">
+      <h2 id="propose-h">Propose a resolution</h2>
+      <p className="small muted">A different accountant approves it (two different accountants when more than {p.stake ? formatMoney(p.secondApprovalAbove, p.stake.currency) : `${p.secondApprovalAbove} minor units`} is at stake). Nothing changes until then.</p>
+      <fieldset>
+        <legend>Resolution</legend>
+        {p.resolutions.map((r) => (
+          <label key={r} className="inline block-option"><input type="radio" name="resolution" value={r} required checked={resolution === r} onChange={() => setResolution(r)} /> {resolutionLabel(r, p.kind)}</label>
+        ))}
+      </fieldset>
+      {resolution === "CORRECT" && (
+        <>
+          <label>Reason code<select name="reasonCode" required defaultValue=""><option value="" disabled>Choose why the correction is right</option>{p.reasonCodes.map((c) => <option key={c.code} value={c.code}>{c.label}</option>)}</select></label>
+          {p.plan && p.plan.legs.length > 0 ? (
+            <div className="plan" data-testid="correction-preview">
+              <PlanTable legs={p.plan.legs} caption={`The correction posting this will make when approved: ${p.plan.description}`} />
+              <p className="small">A new posting of kind correction, with the same provider and reference as ours; nothing existing is edited.</p>
+            </div>
+          ) : <p className="error">Our ledger already agrees with the provider for this reference: there is nothing to correct.</p>}
+        </>
+      )}
+      <label>Reason (for the checker and the audit log)<textarea name="reason" required minLength={3} maxLength={2000} placeholder={resolution === "CORRECT" ? "e.g. Stripe dashboard shows the intent as failed; customer was never charged" : "e.g. paid at 23:58, Stripe settles it in the next report"} /></label>
+      {resolution && twoNeeded(stake) && <p className="small tone-warn">More than the threshold is at stake: two different accountants must approve.</p>}
+      {propose.error && <p role="alert" className="error">{propose.error.message}</p>}
+      <div className="button-row"><button type="submit" disabled={!resolution || propose.isPending}>{propose.isPending ? "Proposing…" : "Propose"}</button></div>
+    </form>
+  );
+}
+
+function PendingPanel(p: DecisionProps & { pending: PendingProposal }) {
+  const router = useRouter();
+  const [rejecting, setRejecting] = useState(false);
+  const decide = useApiMutation<{ decision: "approve" | "reject"; reason?: string }, { outcome: string }>((body) => ({ path: `/api/v1/tenants/${p.tenant}/cases/${p.caseId}/approvals`, body: { proposalId: p.pending.id, ...body } }), [["overview", p.tenant]]);
+  const mine = p.pending.proposedById === p.me;
+  const approvedByMe = p.pending.approvals.some((a) => a.approverId === p.me);
+  const approvals = p.pending.approvals.filter((a) => a.decision === "APPROVE");
+  return (
+    <section className="panel stack" aria-labelledby="pending-h" data-testid="pending-proposal">
+      <h2 id="pending-h">Proposal waiting for approval</h2>
+      <dl className="facts">
+        <dt>Resolution</dt><dd>{resolutionLabel(p.pending.resolution, p.kind)}</dd>
+        {p.pending.reasonCode && <><dt>Reason code</dt><dd className="mono">{p.pending.reasonCode}</dd></>}
+        <dt>Reason</dt><dd>{p.pending.reason}</dd>
+        <dt>Proposed by</dt><dd>{p.pending.proposedByLabel} at {p.pending.proposedAt.replace("T", " ").slice(0, 16)} UTC</dd>
+        <dt>Approvals</dt><dd>{approvals.length} of {p.pending.requiredApprovals}{approvals.length ? ` (${approvals.map((a) => a.approverLabel).join(", ")})` : ""}</dd>
+      </dl>
+      {p.pending.correction && <div className="plan"><PlanTable legs={p.pending.correction.legs} caption={`Posted on approval: ${p.pending.correction.description}`} /></div>}
+      {mine ? (
+        <p className="notice" data-testid="own-proposal">You proposed this. Four eyes: a different accountant must approve or reject it.</p>
+      ) : !p.canDecide ? (
+        <p className="muted">Only accountants approve or reject proposals.</p>
+      ) : approvedByMe ? (
+        <p className="notice">You approved this; it needs a different second approver.</p>
+      ) : (
+        <>
+          <div className="button-row">
+            <button type="button" disabled={decide.isPending} onClick={() => decide.mutate({ decision: "approve" }, { onSuccess: () => router.refresh() })}>{p.pending.resolution === "CORRECT" ? "Approve and post the correction" : "Approve"}</button>
+            {!rejecting && <button type="button" className="danger" onClick={() => setRejecting(true)}>Reject…</button>}
+          </div>
+          {rejecting && (
+            <form className="stack" aria-label="Reject the proposal" onSubmit={(e) => { e.preventDefault(); decide.mutate({ decision: "reject", reason: String(new FormData(e.currentTarget).get("reason") ?? "") }, { onSuccess: () => router.refresh() }); }}>
+              <label>Why is it rejected?<textarea name="reason" required minLength={3} maxLength={2000} autoFocus /></label>
+              <div className="button-row"><button type="submit" className="danger" disabled={decide.isPending}>Reject proposal</button><button type="button" className="secondary" onClick={() => setRejecting(false)}>Cancel</button></div>
+            </form>
+          )}
+        </>
+      )}
+      {decide.error && <p role="alert" className="error">{decide.error.message}</p>}
+    </section>
+  );
+}
+
+export function CaseDecision(p: DecisionProps) {
+  if (p.pending) return <PendingPanel {...p} pending={p.pending} />;
+  if (p.status === "OPEN" || p.status === "ESCALATED") {
+    if (!p.canDecide) return <p className="muted">Only accountants propose resolutions for cases.</p>;
+    return <ProposeForm {...p} />;
+  }
+  return null;
+}
