@@ -20,6 +20,7 @@ if (!process.env.TALLY_E2E_DIR) {
   process.env.TALLY_E2E_DIR = dir;
   process.env.TALLY_E2E_PORT = String(freePort());
   process.env.TALLY_E2E_PG_PORT = String(freePort());
+  process.env.TALLY_E2E_SIM_PORT = String(freePort());
 }
 // The product's own embedded database, not whatever DATABASE_URL points at.
 delete process.env.DATABASE_URL;
@@ -55,6 +56,7 @@ export default defineConfig({
     env: {
       TALLY_DATA_DIR: path.join(process.env.TALLY_E2E_DIR!, "pg"),
       TALLY_PG_PORT: process.env.TALLY_E2E_PG_PORT!,
+      TALLY_DEMO_SIM_PORT: process.env.TALLY_E2E_SIM_PORT!,
       PORT: port,
       NEXT_TELEMETRY_DISABLED: "1",
     },

@@ -1,6 +1,7 @@
 // `npm start`: the whole product on one machine. Database (embedded unless
 // DATABASE_URL is set), migrations, demo data, the web app and the worker,
-// supervised: a crashed child is restarted, Ctrl-C stops everything.
+// supervised: a crashed child is restarted, Ctrl-C stops everything. The live
+// demo (a provider simulator and, on first start, a reconciled day) runs here too.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
@@ -8,6 +9,7 @@ import { config } from "@/lib/config";
 import { closeDb } from "@/lib/db";
 import { prepareDatabase } from "@/lib/database-runtime";
 import { seedDemo } from "@/lib/demo";
+import { startLiveDemo } from "@/lib/demo-live";
 import { defaultDataDir } from "@/lib/embedded-postgres";
 
 const root = process.cwd();
@@ -76,12 +78,15 @@ async function main() {
   for (const child of children) launch(child, env);
 
   const base = `http://localhost:${port}`;
+  const live = c.TALLY_DEMO_SIMULATOR ? await startLiveDemo({ creds: demo, webUrl: base, port: c.TALLY_DEMO_SIM_PORT, log: (l) => console.log(`[demo] ${l}`) }) : null;
+  live?.played.catch((error) => console.log(`[demo] the demo day could not be played: ${error instanceof Error ? error.message : error}`));
   console.log(`
 Tally is starting on ${base}
   database      ${c.DATABASE_URL ? "DATABASE_URL" : `embedded PostgreSQL (data in ${defaultDataDir(c.TALLY_DATA_DIR)})`}
   webhooks      ${base}/api/webhooks/${demo.tenant}/stripe    secret ${demo.secrets.stripe}
                 ${base}/api/webhooks/${demo.tenant}/standard  secret ${demo.secrets.standard}
   health        ${base}/api/health      metrics ${base}/api/metrics
+  demo provider ${live ? `${live.simulator.url} plays Stripe for "${demo.tenant}" (settlement API; TALLY_DEMO_SIMULATOR=0 turns it off)` : "off"}
   sign in       ${base}/login
 ${demo.users.map((u) => `                ${u.role.padEnd(10)} ${u.email.padEnd(26)} ${u.password}`).join("\n")}
 Stop with Ctrl-C.`);
@@ -96,6 +101,8 @@ Stop with Ctrl-C.`);
       ch.process.kill("SIGTERM");
       setTimeout(() => ch.process?.kill("SIGKILL"), 10_000).unref();
     })));
+    await live?.simulator.close();
+    await closeDb();
     await db.embedded?.stop();
     process.exit(0);
   };
