@@ -28,6 +28,8 @@ export type OwnedClaim = {
   movement?: Movement;
   /** When the first delivery carrying the movement arrived (for end-to-end latency). */
   receivedAt?: Date;
+  /** How many movements the raw event carries, when known: with one, committing needs no lock on the event. */
+  movementsInEvent?: number;
 };
 
 export type PickUpResult = { picked: number; claims: OwnedClaim[]; duplicates: number; ignored: number; failed: number };
@@ -59,6 +61,7 @@ export async function pickUpReceived(batchSize = config().TALLY_WORKER_BATCH): P
       WHERE status = 'RECEIVED' ORDER BY id LIMIT ${batchSize}
       FOR UPDATE SKIP LOCKED`);
     const result: PickUpResult = { picked: rows.length, claims: [], duplicates: 0, ignored: 0, failed: 0 };
+    const outcomes: RawOutcome[] = [];
     const wanted: Wanted[] = [];
     const eventTypes = new Map<bigint, string>();
 
@@ -66,10 +69,10 @@ export async function pickUpReceived(batchSize = config().TALLY_WORKER_BATCH): P
       const parsed = parseRaw(raw.provider, raw.raw_body);
       if (parsed.kind === "failed") {
         result.failed++;
-        await tx.$executeRaw(Prisma.sql`UPDATE raw_events SET status = 'FAILED', last_error = ${parsed.error}, attempts = attempts + 1, processed_at = now() WHERE id = ${raw.id}`);
+        outcomes.push({ id: raw.id, status: "FAILED", eventType: null, note: null, error: parsed.error, duplicateOf: null });
       } else if (parsed.kind === "ignored") {
         result.ignored++;
-        await tx.$executeRaw(Prisma.sql`UPDATE raw_events SET status = 'IGNORED', event_type = ${parsed.eventType}, note = ${parsed.reason}, last_error = NULL, attempts = attempts + 1, processed_at = now() WHERE id = ${raw.id}`);
+        outcomes.push({ id: raw.id, status: "IGNORED", eventType: parsed.eventType, note: parsed.reason, error: null, duplicateOf: null });
       } else {
         eventTypes.set(raw.id, parsed.eventType);
         for (const movement of parsed.movements) {
@@ -80,29 +83,53 @@ export async function pickUpReceived(batchSize = config().TALLY_WORKER_BATCH): P
         }
       }
     }
-    if (wanted.length === 0) return result;
 
-    const won = await claimKeys(tx, wanted);
-    const earlier = await firstCarriers(tx, wanted.filter((w) => !won.has(`${w.key}\u0000${w.raw.id}`)).map((w) => w.key));
-    for (const raw of rows) {
-      const mine = wanted.filter((w) => w.raw.id === raw.id);
-      if (mine.length === 0) continue;
-      const owned = mine.flatMap((w) => {
-        const claim = won.get(`${w.key}\u0000${raw.id}`);
-        return claim ? [{ ...claim, tenantId: raw.tenant_id, provider: raw.provider, reference: w.movement.reference, rawEventId: raw.id, movement: w.movement, receivedAt: raw.received_at }] : [];
-      });
-      const eventType = eventTypes.get(raw.id) ?? null;
-      if (owned.length > 0) {
-        result.claims.push(...owned);
-        await tx.$executeRaw(Prisma.sql`UPDATE raw_events SET status = 'CLAIMED', event_type = ${eventType}, last_error = NULL, attempts = attempts + 1 WHERE id = ${raw.id}`);
-      } else {
-        result.duplicates++;
-        const original = earlier.get(mine[0]!.key) ?? raw.id;
-        await tx.$executeRaw(Prisma.sql`UPDATE raw_events SET status = 'DUPLICATE', event_type = ${eventType}, duplicate_of_id = ${original === raw.id ? null : original}, last_error = NULL, attempts = attempts + 1, processed_at = now() WHERE id = ${raw.id}`);
+    if (wanted.length > 0) {
+      const won = await claimKeys(tx, wanted);
+      const earlier = await firstCarriers(tx, wanted.filter((w) => !won.has(`${w.key}\u0000${w.raw.id}`)).map((w) => w.key));
+      for (const raw of rows) {
+        const mine = wanted.filter((w) => w.raw.id === raw.id);
+        if (mine.length === 0) continue;
+        const owned = mine.flatMap((w) => {
+          const claim = won.get(`${w.key}\u0000${raw.id}`);
+          return claim ? [{ ...claim, tenantId: raw.tenant_id, provider: raw.provider, reference: w.movement.reference, rawEventId: raw.id, movement: w.movement, receivedAt: raw.received_at, movementsInEvent: mine.length }] : [];
+        });
+        const eventType = eventTypes.get(raw.id) ?? null;
+        if (owned.length > 0) {
+          result.claims.push(...owned);
+          outcomes.push({ id: raw.id, status: "CLAIMED", eventType, note: null, error: null, duplicateOf: null });
+        } else {
+          result.duplicates++;
+          outcomes.push({ id: raw.id, status: "DUPLICATE", eventType, note: null, error: null, duplicateOf: earlier.get(mine[0]!.key) ?? null });
+        }
       }
     }
+    if (outcomes.length > 0) await recordOutcomes(tx, outcomes);
     return result;
   }, TX_OPTIONS);
+}
+
+type RawOutcome = { id: bigint; status: "CLAIMED" | "DUPLICATE" | "IGNORED" | "FAILED"; eventType: string | null; note: string | null; error: string | null; duplicateOf: bigint | null };
+
+/** The batch's verdicts in one statement rather than one round trip per event. */
+async function recordOutcomes(tx: Tx, outcomes: RawOutcome[]): Promise<void> {
+  await tx.$executeRaw(Prisma.sql`
+    UPDATE raw_events r SET
+      status = v.status::"RawEventStatus",
+      event_type = coalesce(v.event_type, r.event_type),
+      note = v.note,
+      last_error = v.error,
+      duplicate_of_id = v.duplicate_of,
+      attempts = r.attempts + 1,
+      processed_at = CASE WHEN v.status = 'CLAIMED' THEN r.processed_at ELSE now() END
+    FROM unnest(
+      ${outcomes.map((o) => o.id.toString())}::bigint[],
+      ${outcomes.map((o) => o.status)}::text[],
+      ${outcomes.map((o) => o.eventType)}::text[],
+      ${outcomes.map((o) => o.note)}::text[],
+      ${outcomes.map((o) => o.error)}::text[],
+      ${outcomes.map((o) => (o.duplicateOf === null ? null : o.duplicateOf.toString()))}::bigint[]) AS v(id, status, event_type, note, error, duplicate_of)
+    WHERE r.id = v.id`);
 }
 
 /**

@@ -26,9 +26,9 @@ class Abort extends Error {
   }
 }
 
-/** Back-off for deferred claims: 1 s, 2 s, 4 s … capped at a minute. */
+/** Back-off for deferred claims: 1 s, 2 s, 4 s … capped (a minute by default). */
 export function retryDelayMs(attempts: number): number {
-  return Math.min(60_000, 500 * 2 ** Math.max(1, attempts));
+  return Math.min(config().TALLY_RETRY_MAX_BACKOFF_MS, 500 * 2 ** Math.max(1, attempts));
 }
 
 async function movementOf(claim: OwnedClaim): Promise<Movement | string> {
@@ -123,32 +123,28 @@ export async function commitClaim(claim: OwnedClaim): Promise<CommitOutcome> {
 
         await pauseIfFaultAt("after-ledger-write");
 
-        // Lock the raw event before counting its unfinished claims, so two claims of
-        // one event committing at once cannot both think the other is unfinished.
-        await tx.$queryRaw(Prisma.sql`SELECT id FROM raw_events WHERE id = ${claim.rawEventId} FOR UPDATE`);
+        if (claim.movementsInEvent !== 1) {
+          // Lock the raw event before counting its unfinished claims, so two claims of
+          // one event committing at once cannot both think the other is unfinished.
+          await tx.$queryRaw(Prisma.sql`SELECT id FROM raw_events WHERE id = ${claim.rawEventId} FOR UPDATE`);
+        }
         await tx.$executeRaw(Prisma.sql`
           UPDATE raw_events SET status = 'DONE', processed_at = now()
           WHERE id = ${claim.rawEventId} AND status = 'CLAIMED'
             AND NOT EXISTS (SELECT 1 FROM processed_events WHERE raw_event_id = ${claim.rawEventId} AND status <> 'DONE')`);
 
-        const outbox = await tx.outboxMessage.create({
-          data: {
-            tenantId: claim.tenantId,
-            kind: "receipt",
-            postingId,
-            payload: {
-              kind: movement.kind,
-              provider: claim.provider,
-              reference: movement.reference,
-              account: customer,
-              amount: movement.amount.toString(),
-              currency: movement.currency,
-              occurredAt: movement.occurredAt.toISOString(),
-            },
-          },
-          select: { id: true },
-        });
-        return { postingId, outboxId: outbox.id };
+        const payload = {
+          kind: movement.kind,
+          provider: claim.provider,
+          reference: movement.reference,
+          account: customer,
+          amount: movement.amount.toString(),
+          currency: movement.currency,
+          occurredAt: movement.occurredAt.toISOString(),
+        };
+        const [outbox] = await tx.$queryRaw<{ id: bigint }[]>(Prisma.sql`
+          INSERT INTO outbox (tenant_id, kind, posting_id, payload) VALUES (${claim.tenantId}::uuid, 'receipt', ${postingId}, ${JSON.stringify(payload)}::jsonb) RETURNING id`);
+        return { postingId, outboxId: outbox!.id };
       },
       { maxWait: 10_000, timeout: 60_000 },
     );

@@ -25,6 +25,8 @@ const schema = z.object({
   TALLY_SWEEP_INTERVAL_MS: int(120_000),
   TALLY_STALE_CLAIM_MS: int(300_000),
   TALLY_MAX_ATTEMPTS: int(10),
+  /// Cap on the back-off of a deferred claim (a refund waiting for its payment).
+  TALLY_RETRY_MAX_BACKOFF_MS: int(60_000),
   TALLY_WORKER_METRICS_PORT: int(0),
 
   /// Outbox dispatcher.

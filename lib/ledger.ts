@@ -23,16 +23,28 @@ export const clearingAccountCode = (provider: Provider) => `clearing:${provider}
 /** Payments whose payload names no customer: credited here, visibly, rather than dropped. */
 export const UNALLOCATED_ACCOUNT = "customer:(unallocated)";
 
+// Account ids never change and accounts are never deleted, so a committed one
+// can be remembered. Only rows that already existed are cached: one created in
+// this transaction would vanish if the transaction rolled back.
+const knownAccounts = new Map<string, bigint>();
+
 /**
- * The account with this code, created on first use. ON CONFLICT because two
- * workers may post a new customer's first payments at the same moment.
+ * The account with this code, created on first use. ON CONFLICT DO NOTHING, not
+ * DO UPDATE: updating the existing row would lock it FOR UPDATE, which collides
+ * with the key-share locks other postings' foreign keys take on it (a deadlock
+ * seen under the replay with commits running side by side).
  */
 export async function ensureAccount(tx: Tx, tenantId: string, code: string, kind: AccountKind): Promise<bigint> {
-  const rows = await tx.$queryRaw<{ id: bigint }[]>(Prisma.sql`
+  const key = `${tenantId}|${code}`;
+  const known = knownAccounts.get(key);
+  if (known !== undefined) return known;
+  const inserted = await tx.$queryRaw<{ id: bigint }[]>(Prisma.sql`
     INSERT INTO accounts (tenant_id, code, kind) VALUES (${tenantId}::uuid, ${code}, ${kind}::"AccountKind")
-    ON CONFLICT (tenant_id, code) DO UPDATE SET code = EXCLUDED.code
-    RETURNING id`);
-  return rows[0]!.id;
+    ON CONFLICT (tenant_id, code) DO NOTHING RETURNING id`);
+  if (inserted[0]) return inserted[0].id;
+  const [existing] = await tx.$queryRaw<{ id: bigint }[]>(Prisma.sql`SELECT id FROM accounts WHERE tenant_id = ${tenantId}::uuid AND code = ${code}`);
+  knownAccounts.set(key, existing!.id);
+  return existing!.id;
 }
 
 export function assertBalanced(legs: Leg[]): void {
@@ -51,26 +63,28 @@ export function assertBalanced(legs: Leg[]): void {
  */
 export async function writePosting(tx: Tx, p: NewPosting): Promise<bigint> {
   assertBalanced(p.legs);
-  const posting = await tx.posting.create({
-    data: {
-      tenantId: p.tenantId,
-      kind: p.kind,
-      processedEventId: p.processedEventId ?? null,
-      provider: p.provider ?? null,
-      providerReference: p.providerReference ?? null,
-      reversesPostingId: p.reversesPostingId ?? null,
-      description: p.description,
-      occurredAt: p.occurredAt,
-      entries: { create: p.legs.map((l) => ({ accountId: l.accountId, amount: l.amount, currency: l.currency })) },
-    },
-    select: { id: true },
-  });
-  // Accounts in a fixed order, so two postings touching the same pair cannot deadlock.
-  const legs = [...p.legs].sort((a, b) => (a.accountId === b.accountId ? a.currency.localeCompare(b.currency) : a.accountId < b.accountId ? -1 : 1));
-  for (const leg of legs) {
-    await tx.$executeRaw(Prisma.sql`
-      INSERT INTO balances (account_id, currency, amount, updated_at) VALUES (${leg.accountId}, ${leg.currency}, ${leg.amount}, now())
-      ON CONFLICT (account_id, currency) DO UPDATE SET amount = balances.amount + EXCLUDED.amount, updated_at = now()`);
+  const [posting] = await tx.$queryRaw<{ id: bigint }[]>(Prisma.sql`
+    INSERT INTO postings (tenant_id, kind, processed_event_id, provider, provider_reference, reverses_posting_id, description, occurred_at)
+    VALUES (${p.tenantId}::uuid, ${p.kind}::"PostingKind", ${p.processedEventId ?? null}::bigint, ${p.provider ?? null}::"Provider",
+            ${p.providerReference ?? null}, ${p.reversesPostingId ?? null}::bigint, ${p.description}, ${p.occurredAt})
+    RETURNING id`);
+  const postingId = posting!.id;
+  await tx.$executeRaw(Prisma.sql`
+    INSERT INTO ledger_entries (posting_id, account_id, amount, currency)
+    SELECT ${postingId}, * FROM unnest(${p.legs.map((l) => l.accountId.toString())}::bigint[], ${p.legs.map((l) => l.amount.toString())}::bigint[], ${p.legs.map((l) => l.currency)}::text[])`);
+  // One row per account and currency, in a fixed order, so two postings touching
+  // the same accounts wait for each other instead of deadlocking.
+  const net = new Map<string, { accountId: bigint; currency: string; amount: bigint }>();
+  for (const l of p.legs) {
+    const k = `${l.accountId}|${l.currency}`;
+    const cur = net.get(k);
+    if (cur) cur.amount += l.amount;
+    else net.set(k, { ...l });
   }
-  return posting.id;
+  const rows = [...net.values()].sort((a, b) => (a.accountId === b.accountId ? a.currency.localeCompare(b.currency) : a.accountId < b.accountId ? -1 : 1));
+  await tx.$executeRaw(Prisma.sql`
+    INSERT INTO balances (account_id, currency, amount, updated_at)
+    SELECT a, c, m, now() FROM unnest(${rows.map((r) => r.accountId.toString())}::bigint[], ${rows.map((r) => r.currency)}::text[], ${rows.map((r) => r.amount.toString())}::bigint[]) AS v(a, c, m)
+    ON CONFLICT (account_id, currency) DO UPDATE SET amount = balances.amount + EXCLUDED.amount, updated_at = now()`);
+  return postingId;
 }

@@ -3,6 +3,7 @@ import { closeDb } from "@/lib/db";
 import { prepareDatabase, type PreparedDatabase } from "@/lib/database-runtime";
 import { CommandFailed, parseCommand, UsageError, usage, type Command } from "@/workers/cli/framework";
 import { eventCommands } from "@/workers/cli/event-commands";
+import { ledgerCommands } from "@/workers/cli/ledger-commands";
 import { reconCommands } from "@/workers/cli/recon-commands";
 import { setupCommands } from "@/workers/cli/setup-commands";
 
@@ -17,7 +18,7 @@ const dbMigrate: Command = {
   },
 };
 
-export const commands: Command[] = [dbMigrate, ...setupCommands, ...eventCommands, ...reconCommands];
+export const commands: Command[] = [dbMigrate, ...setupCommands, ...eventCommands, ...reconCommands, ...ledgerCommands];
 
 function help(): string {
   const width = Math.max(...commands.map((c) => c.name.length));

@@ -1,0 +1,333 @@
+// "The test that proves it works": replay a day of deliveries several times, in
+// a fresh random order each time, at high concurrency over real HTTP, while a
+// supervisor SIGKILLs and restarts the workers at random. After every run the
+// ledger must be identical to the first run's (and to the day's truth), every
+// posting must have exactly one receipt delivered, no claim may be left
+// unfinished, and the ledger's invariants must hold.
+import { spawn, type ChildProcess } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { SYSTEM_ACTOR } from "@/lib/audit";
+import { Prisma, prisma } from "@/lib/db";
+import { exportLedger } from "@/lib/ledger-export";
+import { ledgerViolations } from "@/lib/ledger-invariants";
+import type { Delivery } from "@/lib/simulator/day";
+import { readDayFile, type DayHeader } from "@/lib/simulator/day-file";
+import { seeded } from "@/lib/simulator/random";
+import { signedHeaders, type TenantSecrets } from "@/lib/simulator/sign";
+import { addSecret, createTenant, generateSecret } from "@/lib/tenants";
+
+export type ReplayOptions = {
+  file: string;
+  /** Base URL of the running product, e.g. http://localhost:3000. */
+  target: string;
+  runs: number;
+  /** SIGKILL a random worker every [min, max] ms; null: no kills. */
+  killEvery: [number, number] | null;
+  workers: number;
+  concurrency: number;
+  seed: number;
+  /** Tenants are created as <prefix>-<slug from the file>, so replays never mix with other data. */
+  tenantPrefix: string;
+  /** Extra environment for the workers (fault hooks, e.g. TALLY_FAULT_DISABLE_CLAIM=1). */
+  workerEnv?: Record<string, string>;
+  drainTimeoutMs: number;
+  log: (line: string) => void;
+};
+
+export type RunReport = {
+  run: number;
+  sent: number;
+  accepted: number;
+  /** 401s for the deliveries the day signed badly on purpose (the provider's retry follows). */
+  rejected: number;
+  unexpected: Record<string, number>;
+  duplicatesAbsorbed: number;
+  kills: number;
+  sweeps: number;
+  reclaims: number;
+  sendMs: number;
+  drainMs: number;
+  postings: number;
+  receiptsDistinct: number;
+  receiptDeliveries: number;
+  snapshotSha256: string;
+  problems: string[];
+};
+
+export type ReplayResult = { runs: RunReport[]; ok: boolean; differences: string[] };
+
+type TenantInfo = { slug: string; id: string; secrets: TenantSecrets };
+
+/** Worker intervals shortened so that a killed worker's claims are swept within seconds. */
+export const REPLAY_WORKER_ENV: Record<string, string> = {
+  TALLY_STALE_CLAIM_MS: "3000",
+  TALLY_SWEEP_INTERVAL_MS: "1000",
+  TALLY_WORKER_POLL_MS: "200",
+  TALLY_OUTBOX_POLL_MS: "200",
+  TALLY_OUTBOX_LEASE_MS: "5000",
+  TALLY_RETRY_MAX_BACKOFF_MS: "2000",
+  TALLY_OUTBOX_MAX_BACKOFF_MS: "2000",
+  // Random kills hit the same claim more often than real crashes would.
+  TALLY_MAX_ATTEMPTS: "25",
+  TALLY_RECON_SCHEDULE: "off",
+};
+
+async function ensureTenant(slug: string): Promise<TenantInfo> {
+  let tenant = await prisma.tenant.findUnique({ where: { slug } });
+  if (!tenant) {
+    const created = await createTenant({ slug, name: `Replay ${slug}` }, SYSTEM_ACTOR);
+    if (!created.ok) throw new Error(created.message);
+    for (const provider of ["stripe", "standard"] as const) {
+      const r = await addSecret(slug, provider, generateSecret(provider), { label: "replay" }, SYSTEM_ACTOR);
+      if (!r.ok) throw new Error(r.message);
+    }
+    tenant = await prisma.tenant.findUniqueOrThrow({ where: { slug } });
+  }
+  const secretOf = async (provider: "stripe" | "standard") =>
+    (await prisma.endpointSecret.findFirstOrThrow({ where: { endpoint: { tenantId: tenant!.id, provider }, revokedAt: null }, orderBy: { createdAt: "desc" } })).secret;
+  return { slug, id: tenant.id, secrets: { stripe: await secretOf("stripe"), standard: await secretOf("standard") } };
+}
+
+/** Worker processes, SIGKILLed at random and restarted at once. */
+class Supervisor {
+  private children = new Set<ChildProcess>();
+  private timer: NodeJS.Timeout | null = null;
+  private stopped = false;
+  kills = 0;
+  sweeps = 0;
+  reclaims = 0;
+
+  constructor(private readonly o: { workers: number; env: Record<string, string>; killEvery: [number, number] | null; random: () => number; log: (l: string) => void }) {}
+
+  private launch(): void {
+    const child = spawn(process.execPath, ["--import", "tsx", "workers/worker.ts"], { env: { ...process.env, ...this.o.env }, stdio: ["ignore", "pipe", "pipe"] });
+    this.children.add(child);
+    let buffer = "";
+    child.stdout!.on("data", (chunk: Buffer) => {
+      buffer += chunk.toString();
+      const lines = buffer.split("\n");
+      buffer = lines.pop()!;
+      for (const line of lines) {
+        if (line.includes('"sweep.pass"')) this.sweeps++;
+        if (line.includes('"sweep.released"')) this.reclaims++;
+        if (line.includes('"commit.error"') || line.includes('"worker.crash"')) this.o.log(`  worker: ${line.slice(0, 300)}`);
+      }
+    });
+    child.stderr!.on("data", (c: Buffer) => this.o.log(`  worker stderr: ${c.toString().trim().slice(0, 300)}`));
+    child.on("exit", () => {
+      this.children.delete(child);
+      if (!this.stopped) this.launch();
+    });
+  }
+
+  start(): void {
+    for (let i = 0; i < this.o.workers; i++) this.launch();
+    this.scheduleKill();
+  }
+
+  private scheduleKill(): void {
+    if (!this.o.killEvery || this.stopped) return;
+    const [min, max] = this.o.killEvery;
+    this.timer = setTimeout(() => {
+      const alive = [...this.children];
+      const victim = alive[Math.floor(this.o.random() * alive.length)];
+      if (victim && victim.exitCode === null) {
+        victim.kill("SIGKILL");
+        this.kills++;
+      }
+      this.scheduleKill();
+    }, min + this.o.random() * (max - min));
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await Promise.all([...this.children].map((c) => new Promise<void>((resolve) => {
+      if (c.exitCode !== null || c.signalCode !== null) return resolve();
+      c.once("exit", () => resolve());
+      c.kill("SIGTERM");
+      setTimeout(() => c.kill("SIGKILL"), 10_000).unref();
+    })));
+  }
+}
+
+/** Posts every delivery, as a provider would: retrying network errors and 5xx, giving up on 4xx. */
+async function send(deliveries: Delivery[], tenants: Map<string, TenantInfo>, target: string, concurrency: number) {
+  const stats = { accepted: 0, rejected: 0, unexpected: {} as Record<string, number> };
+  let next = 0;
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (next < deliveries.length) {
+      const d = deliveries[next++]!;
+      const tenant = tenants.get(d.tenant)!;
+      for (let attempt = 1; ; attempt++) {
+        let status: number | string;
+        try {
+          const res = await fetch(`${target}/api/webhooks/${tenant.slug}/${d.provider}`, { method: "POST", headers: signedHeaders(d, tenant.secrets), body: d.body, signal: AbortSignal.timeout(30_000) });
+          await res.arrayBuffer();
+          status = res.status;
+        } catch (error) {
+          status = (error as Error).name === "TimeoutError" ? "timeout" : "network";
+        }
+        if (status === 200) stats.accepted++;
+        else if (status === 401 && d.signature === "invalid") stats.rejected++;
+        else if (typeof status === "string" || status >= 500) {
+          if (attempt < 6) {
+            await new Promise((r) => setTimeout(r, 100 * attempt));
+            continue;
+          }
+          stats.unexpected[String(status)] = (stats.unexpected[String(status)] ?? 0) + 1;
+        } else stats.unexpected[String(status)] = (stats.unexpected[String(status)] ?? 0) + 1;
+        break;
+      }
+    }
+  }));
+  return stats;
+}
+
+async function pending(tenantIds: string[]) {
+  const [row] = await prisma.$queryRaw<{ raw: bigint; claims: bigint; outbox: bigint }[]>(Prisma.sql`
+    SELECT (SELECT count(*) FROM raw_events WHERE tenant_id = ANY(${tenantIds}::uuid[]) AND status IN ('RECEIVED', 'CLAIMED')) AS raw,
+           (SELECT count(*) FROM processed_events WHERE tenant_id = ANY(${tenantIds}::uuid[]) AND status = 'CLAIMED') AS claims,
+           (SELECT count(*) FROM outbox WHERE tenant_id = ANY(${tenantIds}::uuid[]) AND sent_at IS NULL) AS outbox`);
+  return { raw: Number(row!.raw), claims: Number(row!.claims), outbox: Number(row!.outbox) };
+}
+
+async function drain(tenantIds: string[], timeoutMs: number, log: (l: string) => void): Promise<number> {
+  const started = Date.now();
+  let lastLog = started;
+  while (true) {
+    const p = await pending(tenantIds);
+    if (p.raw + p.claims + p.outbox === 0) return Date.now() - started;
+    if (Date.now() - lastLog > 10_000) {
+      lastLog = Date.now();
+      log(`  draining: ${p.raw} events, ${p.claims} claims, ${p.outbox} receipts pending after ${Math.round((Date.now() - started) / 1000)} s`);
+    }
+    if (Date.now() - started > timeoutMs) throw new Error(`did not drain within ${timeoutMs} ms: ${p.raw} events, ${p.claims} claims and ${p.outbox} receipts still pending`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** The canonical ledger of the replay's tenants, with the prefix stripped, and its hash. */
+async function snapshot(tenants: TenantInfo[], prefix: string) {
+  const parts = [];
+  for (const t of [...tenants].sort((a, b) => a.slug.localeCompare(b.slug))) {
+    const e = await exportLedger(t.id, t.slug.slice(prefix.length + 1));
+    parts.push(e);
+  }
+  const text = JSON.stringify(parts);
+  return { text, parts, sha256: createHash("sha256").update(text).digest("hex") };
+}
+
+/** The day's truth as balances: payments credit the customer, refunds debit them. */
+function truthBalances(header: DayHeader): Map<string, bigint> {
+  const out = new Map<string, bigint>();
+  for (const m of header.movements) {
+    const key = `${m.tenant}|customer:${m.account}|${m.currency}`;
+    out.set(key, (out.get(key) ?? 0n) + (m.kind === "PAYMENT" ? -BigInt(m.amount) : BigInt(m.amount)));
+  }
+  return out;
+}
+
+function receiptsOf(file: string, tenantIds: Set<string>) {
+  if (!existsSync(file)) return { distinct: new Set<string>(), deliveries: 0 };
+  const distinct = new Set<string>();
+  let deliveries = 0;
+  for (const line of readFileSync(file, "utf8").split("\n")) {
+    if (!line) continue;
+    const r = JSON.parse(line) as { outboxId: string; tenantId: string };
+    if (!tenantIds.has(r.tenantId)) continue;
+    deliveries++;
+    distinct.add(r.outboxId);
+  }
+  return { distinct, deliveries };
+}
+
+export async function replay(o: ReplayOptions): Promise<ReplayResult> {
+  const { header, deliveries } = await readDayFile(o.file);
+  const tenants = new Map<string, TenantInfo>();
+  for (const slug of header.options.tenants) tenants.set(slug, await ensureTenant(`${o.tenantPrefix}-${slug}`));
+  const ids = [...tenants.values()].map((t) => t.id);
+  const idSet = new Set(ids);
+  const receiptsFile = path.join(mkdtempSync(path.join(os.tmpdir(), "tally-replay-")), "receipts.ndjson");
+  const random = seeded(o.seed);
+  const runs: RunReport[] = [];
+  const differences: string[] = [];
+  let first: Awaited<ReturnType<typeof snapshot>> | null = null;
+  o.log(`replaying ${deliveries.length} deliveries (${header.movements.length} movements, tenants ${[...tenants.values()].map((t) => t.slug).join(", ")}) ${o.runs}× against ${o.target}; ${o.workers} workers, ${o.killEvery ? `a SIGKILL every ${o.killEvery[0]}-${o.killEvery[1]} ms` : "no kills"}`);
+
+  for (let run = 1; run <= o.runs; run++) {
+    const order = random.shuffle([...deliveries]);
+    const duplicatesBefore = await prisma.rawEvent.count({ where: { tenantId: { in: ids }, status: "DUPLICATE" } });
+    const supervisor = new Supervisor({ workers: o.workers, env: { ...REPLAY_WORKER_ENV, TALLY_RECEIPTS_FILE: receiptsFile, ...o.workerEnv }, killEvery: o.killEvery, random: random.next, log: o.log });
+    supervisor.start();
+    const sendStarted = Date.now();
+    const sent = await send(order, tenants, o.target, o.concurrency);
+    const sendMs = Date.now() - sendStarted;
+    let drainMs = -1;
+    const problems: string[] = [];
+    try {
+      drainMs = await drain(ids, o.drainTimeoutMs, o.log);
+    } catch (error) {
+      problems.push((error as Error).message);
+    }
+    await supervisor.stop();
+
+    const snap = await snapshot([...tenants.values()], o.tenantPrefix);
+    const postings = await prisma.posting.count({ where: { tenantId: { in: ids }, processedEventId: { not: null } } });
+    // Delivered = the outbox row's sent_at, written after the transport accepted it. Any
+    // worker may deliver (the product's own too), so this is counted in the database;
+    // the replay's own workers also leave a file, which shows redeliveries after kills.
+    const delivered = await prisma.outboxMessage.count({ where: { tenantId: { in: ids }, sentAt: { not: null }, kind: "receipt" } });
+    const observed = receiptsOf(receiptsFile, idSet);
+    const notDone = await prisma.processedEvent.count({ where: { tenantId: { in: ids }, status: { not: "DONE" } } });
+    if (Object.keys(sent.unexpected).length) problems.push(`unexpected answers: ${JSON.stringify(sent.unexpected)}`);
+    if (notDone) problems.push(`${notDone} claim(s) left not DONE`);
+    if (delivered !== postings) problems.push(`receipts delivered for ${delivered} distinct outbox ids, but ${postings} payments/refunds posted`);
+    for (const id of ids) for (const v of await ledgerViolations(id)) problems.push(`invariant "${v.invariant}" broken: ${v.detail}`);
+    if (first === null) {
+      first = snap;
+      const truth = truthBalances(header);
+      const actual = new Map<string, bigint>();
+      for (const part of snap.parts) for (const b of part.balances) if (b.account.startsWith("customer:")) actual.set(`${part.tenant}|${b.account}|${b.currency}`, BigInt(b.amount));
+      const keys = new Set([...truth.keys(), ...actual.keys()]);
+      const wrong = [...keys].filter((k) => (truth.get(k) ?? 0n) !== (actual.get(k) ?? 0n));
+      if (wrong.length) problems.push(`${wrong.length} customer balance(s) differ from the day's truth, e.g. ${wrong.slice(0, 3).map((k) => `${k}: expected ${truth.get(k) ?? 0n}, got ${actual.get(k) ?? 0n}`).join("; ")}`);
+      const expectedPostings = header.movements.length;
+      if (postings !== expectedPostings) problems.push(`${postings} postings for ${expectedPostings} movements in the day`);
+    } else if (snap.sha256 !== first.sha256) {
+      const a = new Set(first.parts.flatMap((p) => p.postings.map((x) => `${p.tenant}:${x.provider}:${x.reference}:${x.kind}:${JSON.stringify(x.legs)}`)));
+      const b = snap.parts.flatMap((p) => p.postings.map((x) => `${p.tenant}:${x.provider}:${x.reference}:${x.kind}:${JSON.stringify(x.legs)}`));
+      const extra = b.filter((x) => !a.has(x));
+      const counts = new Map<string, number>();
+      for (const x of b) counts.set(x, (counts.get(x) ?? 0) + 1);
+      const repeated = [...counts].filter(([, n]) => n > 1).map(([x]) => x);
+      problems.push(`ledger differs from run 1 (sha256 ${snap.sha256.slice(0, 12)} vs ${first.sha256.slice(0, 12)}): ${extra.length} new posting(s), ${repeated.length} posted more than once${repeated[0] ? `, e.g. ${repeated[0].slice(0, 120)}` : ""}`);
+    }
+    const report: RunReport = {
+      run,
+      sent: order.length,
+      accepted: sent.accepted,
+      rejected: sent.rejected,
+      unexpected: sent.unexpected,
+      duplicatesAbsorbed: (await prisma.rawEvent.count({ where: { tenantId: { in: ids }, status: "DUPLICATE" } })) - duplicatesBefore,
+      kills: supervisor.kills,
+      sweeps: supervisor.sweeps,
+      reclaims: supervisor.reclaims,
+      sendMs,
+      drainMs,
+      postings,
+      receiptsDistinct: delivered,
+      receiptDeliveries: observed.deliveries,
+      snapshotSha256: snap.sha256,
+      problems,
+    };
+    runs.push(report);
+    differences.push(...problems.map((p) => `run ${run}: ${p}`));
+    o.log(`run ${run}: sent ${report.sent} (accepted ${report.accepted}, rejected as signed badly ${report.rejected}), duplicates absorbed ${report.duplicatesAbsorbed}, kills ${report.kills}, sweeps ${report.sweeps}, reclaims ${report.reclaims}, send ${(sendMs / 1000).toFixed(1)} s, drain ${(drainMs / 1000).toFixed(1)} s, postings ${postings}, receipts ${report.receiptsDistinct} (${report.receiptDeliveries} sent by the replay's workers), ledger ${snap.sha256.slice(0, 12)} ${problems.length ? "DIFFERENT" : "ok"}`);
+    for (const p of problems) o.log(`  ✗ ${p}`);
+  }
+  return { runs, ok: differences.length === 0, differences };
+}

@@ -1,0 +1,40 @@
+// A day on disk (ndjson): one header line with the options and the truth (every
+// movement the providers settled), then one line per delivery, in send order.
+import { createReadStream, createWriteStream } from "node:fs";
+import { createInterface } from "node:readline";
+import type { Day, DayOptions, Delivery } from "@/lib/simulator/day";
+import type { SimMovement } from "@/lib/simulator/payloads";
+
+export type DayHeader = { kind: "day"; version: 1; options: Required<DayOptions>; movements: SimMovement[]; dropped: string[] };
+
+export async function writeDayFile(file: string, day: Day): Promise<void> {
+  const out = createWriteStream(file);
+  const write = (line: object) => (out.write(JSON.stringify(line) + "\n") ? Promise.resolve() : new Promise<void>((r) => out.once("drain", () => r())));
+  const header: DayHeader = { kind: "day", version: 1, options: day.options, movements: day.movements, dropped: day.dropped.map((m) => `${m.tenant}:${m.provider}:${m.reference}`) };
+  await write(header);
+  for (const d of day.deliveries) await write({ kind: "delivery", ...d });
+  await new Promise<void>((resolve, reject) => out.end((e?: Error | null) => (e ? reject(e) : resolve())));
+}
+
+export async function readDayFile(file: string): Promise<{ header: DayHeader; deliveries: Delivery[] }> {
+  let header: DayHeader | null = null;
+  const deliveries: Delivery[] = [];
+  let n = 0;
+  for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
+    n++;
+    if (!line.trim()) continue;
+    let value: { kind?: string };
+    try {
+      value = JSON.parse(line);
+    } catch {
+      throw new Error(`${file} line ${n}: not JSON`);
+    }
+    if (value.kind === "day") header = value as DayHeader;
+    else if (value.kind === "delivery") {
+      const { kind: _kind, ...d } = value as Delivery & { kind: string };
+      deliveries.push(d);
+    } else throw new Error(`${file} line ${n}: expected a "day" header or a "delivery"`);
+  }
+  if (!header) throw new Error(`${file}: no day header (generate it with npm run tally -- day generate)`);
+  return { header, deliveries };
+}

@@ -1,0 +1,51 @@
+// ledger export and day generate: the replay's inputs and its evidence.
+import path from "node:path";
+import { exportLedger, ledgerCsv, ledgerJson } from "@/lib/ledger-export";
+import { generateDay } from "@/lib/simulator/day";
+import { writeDayFile } from "@/lib/simulator/day-file";
+import { UsageError, type Command } from "@/workers/cli/framework";
+import { requireTenant } from "@/workers/cli/setup-commands";
+
+const wholeNumber = (flag: string, v: unknown, min = 0) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min) throw new UsageError(`--${flag} must be a whole number${min ? ` of at least ${min}` : ""}, got "${v}"`);
+  return n;
+};
+
+export const ledgerCommands: Command[] = [
+  {
+    name: "ledger export",
+    summary: "Print the tenant's ledger, canonically ordered (two exports of the same ledger are byte-identical)",
+    options: { tenant: { type: "string" }, format: { type: "string" } },
+    required: ["tenant"],
+    database: true,
+    async run(a) {
+      const format = String(a.format ?? "json");
+      if (format !== "json" && format !== "csv") throw new UsageError("--format must be json or csv");
+      const tenant = await requireTenant(a.tenant);
+      const e = await exportLedger(tenant.id, tenant.slug);
+      process.stdout.write(format === "csv" ? ledgerCsv(e) : ledgerJson(e));
+    },
+  },
+  {
+    name: "day generate",
+    summary: "Write a realistic, deterministic day of provider deliveries (ndjson) for npm run replay",
+    options: { events: { type: "string" }, seed: { type: "string" }, out: { type: "string" }, tenants: { type: "string" }, date: { type: "string" } },
+    required: ["events", "out"],
+    async run(a) {
+      const events = wholeNumber("events", a.events, 1);
+      const seed = a.seed === undefined ? 1 : wholeNumber("seed", a.seed);
+      const tenants = String(a.tenants ?? "alpha,beta,gamma").split(",").map((s) => s.trim()).filter(Boolean);
+      if (tenants.length === 0) throw new UsageError("--tenants must name at least one tenant");
+      const date = String(a.date ?? "2026-12-01");
+      const dayStart = Date.parse(`${date}T00:00:00Z`) / 1000;
+      if (!Number.isFinite(dayStart)) throw new UsageError(`--date must be YYYY-MM-DD, got "${date}"`);
+      const day = generateDay({ seed, events, tenants, dayStart });
+      await writeDayFile(String(a.out), day);
+      const notes = new Map<string, number>();
+      for (const d of day.deliveries) notes.set(d.note, (notes.get(d.note) ?? 0) + 1);
+      console.log(`${day.deliveries.length} deliveries for ${day.movements.length} movements (${tenants.join(", ")}) written to ${path.resolve(String(a.out))}`);
+      console.log(`  ${[...notes].map(([k, v]) => `${k} ${v}`).join(", ")}`);
+    },
+  },
+];
