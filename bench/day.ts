@@ -1,0 +1,51 @@
+// npm run bench:day: end-to-end throughput and drain time of a generated day
+// (DAY_EVENTS deliveries, default 100,000) sent over HTTP to the production
+// build and worked by 1, 2 and 4 worker replicas; and the same with a quarter of
+// the day, to show how cost grows with work and with replicas. The 1-replica
+// run is the baseline each ratio is against.
+import { mkdtempSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { benchDatabase, ensureBuilt, fmt, machine, saveResult, startWebApp } from "@/bench/support";
+import { generateDay } from "@/lib/simulator/day";
+import { writeDayFile } from "@/lib/simulator/day-file";
+
+const EVENTS = Number(process.env.DAY_EVENTS ?? 100_000);
+const REPLICAS = (process.env.DAY_REPLICAS ?? "1,2,4").split(",").map(Number);
+
+async function main() {
+  ensureBuilt();
+  const db = await benchDatabase();
+  const dir = mkdtempSync(path.join(os.tmpdir(), "tally-bench-day-"));
+  try {
+    const url = await db.create("tally_bench_day");
+    process.env.DATABASE_URL = url;
+    const { replay } = await import("@/lib/replay");
+    const { closeDb } = await import("@/lib/db");
+    const app = await startWebApp(url);
+    const results: Record<string, unknown>[] = [];
+    console.log(`${machine().cores} cores; deliveries over HTTP at concurrency 32 into next start; workers without kills\n`);
+    for (const size of [Math.round(EVENTS / 4), EVENTS]) {
+      const file = path.join(dir, `day-${size}.ndjson`);
+      const day = generateDay({ seed: 5, events: size, tenants: ["alpha", "beta", "gamma"], dayStart: Date.UTC(2026, 11, 1) / 1000 });
+      await writeDayFile(file, day);
+      let base: number | null = null;
+      for (const workers of REPLICAS) {
+        const r = await replay({ file, target: app.base, runs: 1, killEvery: null, workers, concurrency: 32, seed: 1, tenantPrefix: `d${size}w${workers}`, drainTimeoutMs: 3 * 3600_000, log: () => undefined });
+        const run = r.runs[0]!;
+        const totalS = (run.sendMs + run.drainMs) / 1000;
+        const perSecond = day.movements.length / totalS;
+        base ??= perSecond;
+        results.push({ deliveries: size, movements: day.movements.length, workers, sendSeconds: run.sendMs / 1000, drainSeconds: run.drainMs / 1000, totalSeconds: totalS, postedPerSecond: perSecond, deliveriesPerSecond: size / (run.sendMs / 1000), ok: r.ok, problems: run.problems });
+        console.log(`${String(size).padStart(7)} deliveries, ${workers} worker(s): send ${fmt(run.sendMs / 1000).padStart(6)} s (${fmt(size / (run.sendMs / 1000), 0)}/s), drain after send ${fmt(run.drainMs / 1000).padStart(6)} s, ${fmt(perSecond, 0).padStart(5)} movements posted/s end to end (${fmt(perSecond / base, 2)}x 1 worker)${r.ok ? "" : `  PROBLEMS: ${run.problems.join("; ")}`}`);
+      }
+    }
+    await app.stop();
+    await closeDb();
+    console.log(`saved ${saveResult("day", { events: EVENTS, results })}`);
+  } finally {
+    await db.stop();
+  }
+}
+
+main().then(() => process.exit(process.exitCode ?? 0), (e) => { console.error(e); process.exit(1); });
