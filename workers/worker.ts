@@ -25,7 +25,8 @@ const server = port
         const { registry } = metrics();
         res.writeHead(200, { "content-type": registry.contentType }).end(await registry.metrics());
       })
-      .listen(port, "127.0.0.1")
+      .on("error", (error) => jsonLog("metrics.unavailable", { port, error: String(error) }))
+      .listen(port, "127.0.0.1", () => jsonLog("metrics.listening", { url: `http://127.0.0.1:${port}/metrics` }))
   : null;
 
 runWorker({ signal: controller.signal })
