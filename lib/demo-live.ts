@@ -44,16 +44,28 @@ export async function startLiveDemo(o: { creds: DemoCredentials; webUrl: string;
     o.log(`demo simulator not started on port ${o.port} (${(error as Error).message}); set TALLY_DEMO_SIM_PORT to a free port, or TALLY_DEMO_SIMULATOR=0`);
     return null;
   }
-  if (settings.apiBaseUrl !== simulator.url || settings.apiKey !== API_KEY || settings.demoDayStart !== dayStart) {
-    const r = await updateEndpointSettings(o.creds.tenant, "stripe", { settings: { apiKey: API_KEY, apiBaseUrl: simulator.url, demoDayStart: dayStart } }, DEMO_ACTOR);
+  const done = await prisma.reconRun.findFirst({ where: { tenantId: tenant.id, actorLabel: DEMO_ACTOR.label } });
+  if (done) {
+    await pointEndpointAt(o.creds.tenant, simulator, dayStart, settings);
+    return { simulator, played: Promise.resolve() };
+  }
+  // Until the day is played, the endpoint keeps no API key: the worker's daily
+  // schedule must not reconcile the day before its webhooks were even sent.
+  if (settings.demoDayStart !== dayStart) {
+    const r = await updateEndpointSettings(o.creds.tenant, "stripe", { settings: { demoDayStart: dayStart } }, DEMO_ACTOR);
     if (!r.ok) throw new Error(r.message);
   }
-  const done = await prisma.reconRun.findFirst({ where: { tenantId: tenant.id, actorLabel: DEMO_ACTOR.label } });
-  const played = done ? Promise.resolve() : playDay(o, tenant.id, simulator, dayStart);
-  return { simulator, played };
+  return { simulator, played: playDay(o, tenant.id, simulator, dayStart, settings) };
 }
 
-async function playDay(o: { creds: DemoCredentials; webUrl: string; log: Log }, tenantId: string, simulator: Simulator, dayStart: number): Promise<void> {
+/** The stripe endpoint's settlement API: the simulator. */
+async function pointEndpointAt(slug: string, simulator: Simulator, dayStart: number, settings: Record<string, unknown>): Promise<void> {
+  if (settings.apiBaseUrl === simulator.url && settings.apiKey === API_KEY && settings.demoDayStart === dayStart) return;
+  const r = await updateEndpointSettings(slug, "stripe", { settings: { apiKey: API_KEY, apiBaseUrl: simulator.url, demoDayStart: dayStart } }, DEMO_ACTOR);
+  if (!r.ok) throw new Error(r.message);
+}
+
+async function playDay(o: { creds: DemoCredentials; webUrl: string; log: Log }, tenantId: string, simulator: Simulator, dayStart: number, settings: Record<string, unknown>): Promise<void> {
   await waitFor("the web app", async () => (await fetch(`${o.webUrl}/api/health`).catch(() => null))?.ok === true, 300_000);
   // Delivering twice (a start that died half-way) is harmless: that is the product.
   const report = await simulator.deliver(o.webUrl, o.creds.secrets);
@@ -66,7 +78,12 @@ async function playDay(o: { creds: DemoCredentials; webUrl: string; log: Log }, 
   const phantom = await fetch(`${o.webUrl}/api/webhooks/${o.creds.tenant}/stripe`, { method: "POST", headers: signedHeaders({ provider: "stripe", body, signature: "valid", messageId: `msg_demo_${dayStart}` }, o.creds.secrets), body });
   o.log(`demo day delivered: ${report.deliveries} deliveries (${report.dropped.length} never sent), plus one payment Stripe never settled (${phantom.status})`);
   await waitFor("the worker to drain the demo day", async () => (await prisma.rawEvent.count({ where: { tenantId, status: { in: ["RECEIVED", "CLAIMED"] } } })) === 0, 120_000);
-  const r = await runReconciliation({ tenantId, provider: "stripe", window: { from: new Date(dayStart * 1000), to: new Date((dayStart + 86_400) * 1000) }, source: { kind: "api" }, actor: DEMO_ACTOR });
+  await pointEndpointAt(o.creds.tenant, simulator, dayStart, settings);
+  // The run takes today's scheduled slot, so the worker's daily run does not repeat it today.
+  const today = new Date(Math.floor(Date.now() / 86_400_000) * 86_400_000);
+  const window = { from: new Date(dayStart * 1000), to: new Date((dayStart + 86_400) * 1000) };
+  let r = await runReconciliation({ tenantId, provider: "stripe", window, source: { kind: "api" }, actor: DEMO_ACTOR, scheduledFor: today });
+  if (!r.ok && r.reason === "already_ran") r = await runReconciliation({ tenantId, provider: "stripe", window, source: { kind: "api" }, actor: DEMO_ACTOR });
   if (!r.ok) throw new Error(r.message);
   o.log(`demo reconciliation run ${r.value.runId}: ${r.value.matched} matched, ${r.value.theirsNotOurs} theirs-not-ours (${r.value.fetched} fetched), ${r.value.oursNotTheirs} ours-not-theirs, ${r.value.casesOpened} case(s) opened`);
 }

@@ -5,10 +5,10 @@
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { PlanTable, type PlanLeg } from "@/components/cases/plan-table";
+import { resolutionLabel, type Resolution } from "@/components/cases/resolution-label";
 import { formatMoney } from "@/components/money";
 import { useApiMutation } from "@/components/use-api-mutation";
 
-type Resolution = "TIMING" | "ESCALATE" | "CORRECT";
 export type PendingProposal = {
   id: string;
   resolution: Resolution;
@@ -38,12 +38,6 @@ export type DecisionProps = {
   secondApprovalAbove: string;
   stake: { amount: string; currency: string } | null;
 };
-
-export function resolutionLabel(r: Resolution, kind: DecisionProps["kind"]): string {
-  if (r === "TIMING") return "Timing — the provider will report it later: re-check on the next run";
-  if (r === "ESCALATE") return kind === "OURS_NOT_THEIRS" ? "Confirmed valid — the provider's record is missing: escalate to them" : "Ours is right — the provider's record is wrong: escalate to them";
-  return kind === "OURS_NOT_THEIRS" ? "Correct — reverse our posting" : "Correct — adjust our posting to the provider's amount";
-}
 
 function ProposeForm(p: DecisionProps) {
   const router = useRouter();

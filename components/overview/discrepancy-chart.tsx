@@ -23,9 +23,9 @@ export function DiscrepancyChart({ days, providers, caption }: { days: ChartDay[
             <Tooltip />
             <Legend />
             {providers.map((p, i) => (
-              <Area key={p} type="monotone" dataKey={p} name={`${p} discrepancies`} stackId="providers" stroke={COLOURS[i % COLOURS.length]} fill={COLOURS[i % COLOURS.length]} fillOpacity={0.25} isAnimationActive={false} />
+              <Area key={p} type="linear" dataKey={p} name={`${p} discrepancies`} stackId="providers" stroke={COLOURS[i % COLOURS.length]} fill={COLOURS[i % COLOURS.length]} fillOpacity={0.25} isAnimationActive={false} />
             ))}
-            <Line type="monotone" dataKey="average7" name="7-day average (all providers)" stroke="#1d1f23" strokeWidth={2.5} dot={false} connectNulls isAnimationActive={false} />
+            <Line type="linear" dataKey="average7" name="7-day average (all providers)" stroke="#1d1f23" strokeWidth={2.5} dot={false} connectNulls isAnimationActive={false} />
           </ComposedChart>
         </ResponsiveContainer>
       </div>

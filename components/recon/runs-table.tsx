@@ -32,6 +32,8 @@ export type RunPage = { runs: RunRow[]; nextBefore: string | null };
 export const RUNS_KEY = (tenant: string, before: string) => ["runs", tenant, before];
 
 function windowText(r: RunRow): string {
+  // A report refused before its lines were read never learnt its window.
+  if (r.status === "FAILED" && Date.parse(r.windowFrom) === 0) return "—";
   const from = utc(r.windowFrom, false);
   const to = utc(r.windowTo, false);
   // Whole UTC days read as days.
@@ -72,8 +74,8 @@ export function RunsTable({ tenant, before, initial }: { tenant: string; before:
               <tr key={r.id}>
                 <td><Link href={`/t/${tenant}/reconciliation/${r.id}`}>#{r.id}</Link> <span className="muted">{r.provider}</span></td>
                 <td>{windowText(r)}</td>
-                <td>{r.source === "CSV" ? "report" : "API"}<div className="small muted wrap">{r.sourceName ?? ""}</div></td>
-                <td>{r.actorLabel}<div className="small muted">{r.scheduledFor ? "daily schedule" : r.actorType.toLowerCase().replace("_", " ")} · {utc(r.startedAt, false)}</div></td>
+                <td>{r.source === "CSV" ? "report" : "API"}<div className="small muted">{r.sourceName ?? ""}</div></td>
+                <td>{r.actorLabel}<div className="small muted">{r.actorType.toLowerCase().replace("_", " ")}{r.scheduledFor ? " (daily run)" : ""}<br />{utc(r.startedAt, false)}</div></td>
                 <td className="num">{r.status === "FAILED" ? "—" : r.matched}</td>
                 <td className="num">{r.status === "FAILED" ? "—" : r.theirsNotOurs}</td>
                 <td className="num">{r.status === "FAILED" ? "—" : r.oursNotTheirs}</td>
@@ -82,7 +84,7 @@ export function RunsTable({ tenant, before, initial }: { tenant: string; before:
                 <td>
                   <span className={r.status === "FAILED" ? "tone-bad" : r.status === "RUNNING" ? "tone-warn" : "tone-good"}>{r.status.toLowerCase()}</span>
                   {r.silenceAlert && <div className="small tone-bad">webhook silence</div>}
-                  {r.error && <div className="small error wrap">{r.error}</div>}
+                  {r.error && <div className="small error">{r.error}</div>}
                 </td>
               </tr>
             ))}

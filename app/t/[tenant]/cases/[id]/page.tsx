@@ -3,8 +3,9 @@
 // propose (with the exact correction shown first), approve or reject, history.
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { CaseDecision, resolutionLabel, type DecisionProps, type PendingProposal } from "@/components/cases/case-decision";
+import { CaseDecision, type DecisionProps, type PendingProposal } from "@/components/cases/case-decision";
 import { PlanTable, type PlanLeg } from "@/components/cases/plan-table";
+import { resolutionLabel } from "@/components/cases/resolution-label";
 import { utc } from "@/components/format";
 import { formatMoney } from "@/components/money";
 import { NoAccess } from "@/components/states";
