@@ -1,6 +1,7 @@
 // `npm run tally -- <command>`: the operator CLI. Thin: parses flags, calls lib/.
 import { closeDb } from "@/lib/db";
 import { prepareDatabase, type PreparedDatabase } from "@/lib/database-runtime";
+import { caseCommands } from "@/workers/cli/case-commands";
 import { CommandFailed, parseCommand, UsageError, usage, type Command } from "@/workers/cli/framework";
 import { eventCommands } from "@/workers/cli/event-commands";
 import { ledgerCommands } from "@/workers/cli/ledger-commands";
@@ -18,7 +19,7 @@ const dbMigrate: Command = {
   },
 };
 
-export const commands: Command[] = [dbMigrate, ...setupCommands, ...eventCommands, ...reconCommands, ...ledgerCommands];
+export const commands: Command[] = [dbMigrate, ...setupCommands, ...eventCommands, ...reconCommands, ...ledgerCommands, ...caseCommands];
 
 function help(): string {
   const width = Math.max(...commands.map((c) => c.name.length));
