@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { currencyExponent, decimalText, toMinorUnits } from "@/lib/money";
+import { currencyExponent, decimalText, toDecimalText, toMinorUnits } from "@/lib/money";
 
 const minor = (decimal: string, currency: string) => {
   const r = toMinorUnits(decimal, currency);
@@ -65,5 +65,24 @@ describe("decimalText", () => {
     expect(decimalText(JSON.parse("12345678901234567.89"))).toMatchObject({ ok: false, error: expect.stringContaining("must be sent as a string") });
     expect(decimalText(1e21).ok).toBe(false);
     expect(decimalText(Number.NaN).ok).toBe(false);
+  });
+});
+
+describe("toDecimalText", () => {
+  it("writes minor units as the provider's major-unit decimal, with the currency's exponent", () => {
+    expect(toDecimalText(150075n, "NGN")).toBe("1500.75");
+    expect(toDecimalText(5n, "USD")).toBe("0.05");
+    expect(toDecimalText(1500n, "JPY")).toBe("1500");
+    expect(toDecimalText(1234n, "KWD")).toBe("1.234");
+    expect(toDecimalText(-310n, "EUR")).toBe("-3.10");
+    expect(toDecimalText(0n, "GBP")).toBe("0.00");
+  });
+
+  it("round-trips through toMinorUnits, also by way of a JSON number", () => {
+    for (const [value, currency] of [[1n, "USD"], [99n, "EUR"], [250_000n, "NGN"], [123_456_789n, "KES"], [60_000n, "UGX"], [400_000n, "KWD"], [9_007_199_254_740n, "USD"]] as const) {
+      expect(minor(toDecimalText(value, currency), currency)).toBe(value);
+      const viaNumber = decimalText(JSON.parse(JSON.stringify(Number(toDecimalText(value, currency)))));
+      expect(viaNumber.ok && minor(viaNumber.text, currency)).toBe(value);
+    }
   });
 });

@@ -55,3 +55,16 @@ export function decimalText(value: number | string): { ok: true; text: string } 
   }
   return { ok: true, text };
 }
+
+/**
+ * The major-unit decimal text a provider puts on the wire for an amount in minor
+ * units: 150075n NGN → "1500.75", 1500n JPY → "1500", 1234n KWD → "1.234".
+ * The inverse of toMinorUnits, by string, so the round trip is exact.
+ */
+export function toDecimalText(minor: bigint, currency: string): string {
+  const exponent = currencyExponent(currency);
+  const digits = (minor < 0n ? -minor : minor).toString().padStart(exponent + 1, "0");
+  const whole = digits.slice(0, digits.length - exponent);
+  const text = exponent === 0 ? whole : `${whole}.${digits.slice(digits.length - exponent)}`;
+  return minor < 0n ? `-${text}` : text;
+}
