@@ -8,6 +8,27 @@ const flag = z
   .default("0")
   .transform((v) => v === "1" || v === "true");
 
+/** Comma-separated http(s) URL prefixes, without credentials, query or fragment; normalised. */
+const urlPrefixes = z
+  .string()
+  .default("")
+  .transform((v, ctx) => {
+    const prefixes: string[] = [];
+    for (const text of v.split(",").map((s) => s.trim()).filter(Boolean)) {
+      let url: URL;
+      try {
+        url = new URL(text);
+      } catch {
+        ctx.addIssue({ code: "custom", message: `"${text}" is not a URL` });
+        continue;
+      }
+      if (url.protocol !== "http:" && url.protocol !== "https:") ctx.addIssue({ code: "custom", message: `"${text}" must be http or https` });
+      else if (url.username || url.password || url.search || url.hash) ctx.addIssue({ code: "custom", message: `"${text}" must not carry credentials, a query or a fragment` });
+      else prefixes.push(url.href);
+    }
+    return prefixes;
+  });
+
 const schema = z.object({
   DATABASE_URL: z.string().url().optional(),
   /// Embedded PostgreSQL (used when DATABASE_URL is unset).
@@ -81,6 +102,19 @@ const schema = z.object({
   TALLY_LOGIN_MAX_FAILURES_PER_EMAIL: int(5),
   TALLY_LOGIN_MAX_FAILURES_PER_IP: int(20),
 
+  /// PayPal signing certificates are fetched only from PayPal's hosts over https. For
+  /// provider simulators and tests only (npm run replay, npm run provider-sim): more URL
+  /// prefixes, comma-separated (e.g. "http://127.0.0.1:4011/"), whose certificates are
+  /// trusted as PayPal's. A URL qualifies with the prefix's scheme, host and port, its
+  /// path below the prefix's, and no credentials. Whoever can serve a file under such a
+  /// prefix can forge PayPal webhooks for every tenant, so under NODE_ENV=production
+  /// (which `next start`, hence `npm start`, always is) it is refused unless
+  /// TALLY_ALLOW_INSECURE_SIMULATORS=1 says so as well. Empty (the default): PayPal only.
+  TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES: urlPrefixes,
+  /// The second key to the line above in production: "1" lets a production process trust
+  /// a simulator's certificates. Never set it where real money arrives.
+  TALLY_ALLOW_INSECURE_SIMULATORS: flag,
+
   /// Web app port for `npm start`.
   PORT: int(3000),
   /// `npm start`'s live demo: a provider simulator playing Stripe for the demo tenant on
@@ -89,6 +123,14 @@ const schema = z.object({
   TALLY_DEMO_SIM_PORT: int(4010),
 
   NODE_ENV: z.string().default("development"),
+}).superRefine((c, ctx) => {
+  if (c.TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES.length > 0 && c.NODE_ENV === "production" && !c.TALLY_ALLOW_INSECURE_SIMULATORS) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES"],
+      message: "trusts certificates from outside PayPal, which lets whoever serves them forge PayPal webhooks; refused with NODE_ENV=production unless TALLY_ALLOW_INSECURE_SIMULATORS=1 (simulators and tests only)",
+    });
+  }
 });
 
 export type Config = z.infer<typeof schema>;

@@ -30,6 +30,30 @@ describe("PayPal certificate URLs", () => {
   });
 });
 
+describe("certificate URL prefixes trusted for simulators (TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES)", () => {
+  const prefixes = ["http://127.0.0.1:4011/", "https://sim.test/paypal/certs/"];
+
+  it("admits a URL with a prefix's scheme, host and port and a path below it", () => {
+    expect(paypalCertificateUrl("http://127.0.0.1:4011/v1/notifications/certs/CERT-sim-1", prefixes)).toMatchObject({ ok: true });
+    expect(paypalCertificateUrl("https://sim.test/paypal/certs/CERT-2", prefixes)).toMatchObject({ ok: true });
+  });
+
+  it("refuses what only looks like it, and admits nothing without prefixes", () => {
+    const refused = [
+      "http://127.0.0.1:4012/CERT",
+      "https://127.0.0.1:4011/CERT",
+      "http://localhost:4011/CERT",
+      "http://127.0.0.1:4011@evil.example/CERT",
+      "http://user:pw@127.0.0.1:4011/CERT",
+      "https://sim.test/paypal/other/CERT",
+      "https://sim.test/paypal/certs/../../other/CERT",
+      "https://sim.test.evil.example/paypal/certs/CERT",
+    ];
+    for (const text of refused) expect([text, paypalCertificateUrl(text, prefixes).ok]).toEqual([text, false]);
+    expect(paypalCertificateUrl("http://127.0.0.1:4011/v1/notifications/certs/CERT-sim-1").ok).toBe(false);
+  });
+});
+
 describe("the certificate cache", () => {
   const counting = (pem = signer.certificatePem) => {
     const calls: string[] = [];

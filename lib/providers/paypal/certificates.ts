@@ -8,18 +8,30 @@ const PAYPAL_HOSTS = new Set(["api.paypal.com", "api.sandbox.paypal.com", "api-m
 const FETCH_TIMEOUT_MS = 5000;
 const MAX_PEM_BYTES = 64 * 1024;
 
-/** The certificate URL, if it names a PayPal host over https on the default port; else why not. */
-export function paypalCertificateUrl(text: string): { ok: true; url: URL } | { ok: false; message: string } {
+/**
+ * The certificate URL, if it names a PayPal host over https on the default port; else why not.
+ * `extraPrefixes` (lib/config's TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES, for simulators and
+ * tests only) admits URLs with a prefix's scheme, host and port, a path below its path,
+ * and no credentials; it is empty unless configured.
+ */
+export function paypalCertificateUrl(text: string, extraPrefixes: readonly string[] = []): { ok: true; url: URL } | { ok: false; message: string } {
   let url: URL;
   try {
     url = new URL(text);
   } catch {
     return { ok: false, message: "PAYPAL-CERT-URL is not a URL" };
   }
+  if (extraPrefixes.some((prefix) => underPrefix(url, prefix))) return { ok: true, url };
   if (url.protocol !== "https:") return { ok: false, message: `PAYPAL-CERT-URL must be https, got ${url.protocol}` };
   if (url.username || url.password || url.port) return { ok: false, message: "PAYPAL-CERT-URL must not carry credentials or a port" };
   if (!PAYPAL_HOSTS.has(url.hostname) && !url.hostname.endsWith(".paypal.com")) return { ok: false, message: `PAYPAL-CERT-URL host ${url.hostname} is not PayPal's; refusing to fetch a certificate from it` };
   return { ok: true, url };
+}
+
+/** Compared parsed, never as text: "http://127.0.0.1:80@evil.example/" starts with "http://127.0.0.1:" but is evil.example. */
+function underPrefix(url: URL, prefix: string): boolean {
+  const base = new URL(prefix);
+  return url.origin === base.origin && !url.username && !url.password && url.pathname.startsWith(base.pathname);
 }
 
 /** Fetches the PEM text at a (checked) URL. Injected in tests; throws on any failure. */

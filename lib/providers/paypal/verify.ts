@@ -5,6 +5,7 @@
 // in the endpoint's settings (settings.webhookId); the endpoint's secrets are unused.
 // The transmission time is signed, so it is held to the endpoint's tolerance.
 import { verify as rsaVerify, type X509Certificate } from "node:crypto";
+import { config } from "@/lib/config";
 import { explainMismatch, explainMissingHeader, explainSkew, refuse } from "@/lib/providers/explain";
 import { CertificateCache, paypalCertificateUrl, type CertificateLookup } from "@/lib/providers/paypal/certificates";
 import { crc32 } from "@/lib/providers/paypal/crc32";
@@ -15,7 +16,8 @@ export const PAYPAL_HEADERS = ["paypal-transmission-id", "paypal-transmission-ti
 
 export type CertificateSource = { get(url: URL): Promise<CertificateLookup> };
 
-export function paypalVerifier(certificates: CertificateSource): (input: VerifyInput) => Promise<VerifyResult> {
+/** extraCertUrlPrefixes: certificate URL prefixes trusted beside PayPal's hosts, for simulators and tests only (see lib/config). */
+export function paypalVerifier(certificates: CertificateSource, options: { extraCertUrlPrefixes?: () => readonly string[] } = {}): (input: VerifyInput) => Promise<VerifyResult> {
   return async ({ rawBody, headers, settings, toleranceSeconds, now }) => {
     const [id, time, sig, certUrl, algo] = PAYPAL_HEADERS.map((name) => headers.get(name));
     const missing = PAYPAL_HEADERS.filter((name) => !headers.get(name)).map((name) => name.toUpperCase());
@@ -29,7 +31,7 @@ export function paypalVerifier(certificates: CertificateSource): (input: VerifyI
     if (!signature || signature.length === 0) return { ok: false, reason: "malformed_header", message: "PAYPAL-TRANSMISSION-SIG is not base64" };
     const webhookId = typeof settings.webhookId === "string" && settings.webhookId !== "" ? settings.webhookId : null;
     if (!webhookId) return { ok: false, reason: "no_active_secret", message: "No PayPal webhook id is configured for this endpoint (settings.webhookId)" };
-    const checked = paypalCertificateUrl(certUrl);
+    const checked = paypalCertificateUrl(certUrl, options.extraCertUrlPrefixes?.() ?? []);
     if (!checked.ok) return { ok: false, reason: "certificate_rejected", message: checked.message };
     const skew = skewBeyond(Math.floor(sentAt / 1000), now, toleranceSeconds);
     if (skew !== null) {
@@ -73,4 +75,4 @@ function validityProblem(certificate: X509Certificate, now: number): string | nu
 }
 
 export const paypalCertificates = new CertificateCache();
-export const verifyPaypal = paypalVerifier(paypalCertificates);
+export const verifyPaypal = paypalVerifier(paypalCertificates, { extraCertUrlPrefixes: () => config().TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES });
