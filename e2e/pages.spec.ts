@@ -29,7 +29,7 @@ test("the audit log shows who did what, filterable, including sign-ins for admin
   await shot(page, "audit");
 });
 
-test("pages still to be built say so honestly", async ({ page }) => {
+test("the stuck-claims, reconciliation and cases pages render for an admin", async ({ page }) => {
   await signInPage(page, demoUser("admin"));
   for (const [path, name] of [["claims", "Stuck claims"], ["reconciliation", "Reconciliation"], ["cases", "Cases"]]) {
     await page.goto(`/t/${demo().tenant}/${path}`);
