@@ -1,33 +1,45 @@
 // A realistic day of provider deliveries, deterministic for a seed: payments and
-// refunds in a mix of currencies, provider retries (some reformatted), the same
-// payment under two event types, events that move no money, tenants whose
-// references collide, a few malformed bodies and bad signatures, and (for the
-// simulator) deliveries that never happen. The truth comes with it, so a test
-// can say what the ledger must be.
-import { eventsFor, ignoredEvent, reformat, type SimMovement } from "@/lib/simulator/payloads";
+// refunds in a mix of currencies from six providers (lib/simulator/providers/*),
+// provider retries (some reformatted), the same payment under two event types,
+// events that move no money, tenants whose references collide, a few malformed
+// bodies and bad signatures, Adyen's batches of one to five items, and (for the
+// simulator) deliveries that never happen. The truth comes with it, so a test can
+// say what the ledger must be.
+import { adyenBatch, adyenIgnoredItem } from "@/lib/simulator/providers/adyen";
+import { scriptFor } from "@/lib/simulator/payloads";
 import { seeded, type Random } from "@/lib/simulator/random";
+import { isSimProvider, type SimMovement, type SimProvider } from "@/lib/simulator/script";
 
 export type DeliveryNote = "first" | "retry" | "reformatted" | "second-type" | "ignored" | "malformed" | "bad-signature";
 
 export type Delivery = {
   seq: number;
   tenant: string;
-  provider: "stripe" | "standard";
-  /** The exact bytes to send. Signed at send time, because signatures expire (300 s). */
+  provider: SimProvider;
+  /** The exact bytes to send (Adyen: before each item gets its HMAC). Signed at send time, because signatures expire (300 s). */
   body: string;
   signature: "valid" | "invalid";
   /** Standard Webhooks message id: the same for retries of one message. */
   messageId: string;
   note: DeliveryNote;
+  /** The movement announced; an Adyen batch names its first here and all of them in `references`. */
   reference: string | null;
+  /** Adyen: the reference of every movement in the batch, in item order. */
+  references?: string[];
 };
+
+/** How often each provider is drawn, relatively. A list draws each listed provider equally. */
+export type ProviderWeights = Partial<Record<SimProvider, number>>;
+
+/** All six, weighted towards Stripe (an Adyen delivery carries three movements on average, so it is drawn less). */
+export const DEFAULT_PROVIDER_WEIGHTS: ProviderWeights = { stripe: 4, standard: 1, adyen: 1, paystack: 1, flutterwave: 1, paypal: 2 };
 
 export type DayOptions = {
   seed: number;
   /** Roughly how many deliveries to produce. */
   events: number;
   tenants: string[];
-  providers?: ("stripe" | "standard")[];
+  providers?: readonly SimProvider[] | ProviderWeights;
   /** Unix seconds of the day's start (UTC midnight). */
   dayStart: number;
   dropRate?: number;
@@ -43,30 +55,33 @@ export type DayOptions = {
 
 export type Day = { movements: SimMovement[]; deliveries: Delivery[]; dropped: SimMovement[]; options: Required<DayOptions> };
 
-const CURRENCIES: [string, number, number, number][] = [
-  // currency, weight, min, max (minor units)
-  ["USD", 50, 100, 250_000],
-  ["EUR", 25, 100, 200_000],
-  ["GBP", 12, 100, 150_000],
-  ["JPY", 8, 100, 60_000],
-  ["KWD", 5, 1_000, 400_000],
-];
-
-function currencyAndAmount(r: Random): [string, number] {
-  let roll = r.int(1, 100);
-  for (const [currency, weight, min, max] of CURRENCIES) {
-    if ((roll -= weight) <= 0) {
-      // Most payments are small: square the uniform draw to skew towards min.
-      const u = r.next();
-      return [currency, Math.max(min, Math.round(min + (max - min) * u * u))];
-    }
+/** The providers to draw from, with their weights; throws on an unknown name or a weight that is not positive. */
+export function providerWeights(providers: readonly SimProvider[] | ProviderWeights): [SimProvider, number][] {
+  const entries: [string, number][] = Array.isArray(providers) ? providers.map((p) => [p, 1]) : Object.entries(providers as ProviderWeights).map(([p, w]) => [p, w ?? 0]);
+  for (const [p, w] of entries) {
+    if (!isSimProvider(p)) throw new Error(`unknown provider "${p}"`);
+    if (!(Number.isFinite(w) && w > 0)) throw new Error(`provider ${p}: weight must be a positive number, got ${w}`);
   }
-  return ["USD", 1000];
+  if (entries.length === 0) throw new Error("name at least one provider");
+  return entries as [SimProvider, number][];
 }
+
+/** Weighted draw; with equal weights it is exactly r.pick, so a list draws as it always did. */
+function pickWeighted<T>(r: Random, entries: readonly [T, number][], total: number): T {
+  const x = r.next() * total;
+  let acc = 0;
+  for (const [item, weight] of entries) {
+    acc += weight;
+    if (x < acc) return item;
+  }
+  return entries[entries.length - 1]![0];
+}
+
+type Announcement = { body: object; reference: string | null; references?: string[] };
 
 export function generateDay(input: DayOptions): Day {
   const o: Required<DayOptions> = {
-    providers: ["stripe", "standard"],
+    providers: DEFAULT_PROVIDER_WEIGHTS,
     dropRate: 0,
     retryRate: 0.2,
     reformatRate: 0.5,
@@ -78,71 +93,152 @@ export function generateDay(input: DayOptions): Day {
     sharedReferenceRate: 0.01,
     ...input,
   };
+  const weights = providerWeights(o.providers);
+  const totalWeight = weights.reduce((s, [, w]) => s + w, 0);
   const r = seeded(o.seed);
   const movements: SimMovement[] = [];
   const dropped: SimMovement[] = [];
   const deliveries: Delivery[] = [];
   const counters = new Map<string, number>();
-  const paid = new Map<string, SimMovement[]>();
+  const count = (key: string) => {
+    const n = (counters.get(key) ?? 0) + 1;
+    counters.set(key, n);
+    return n;
+  };
+  /** tenant/provider/reference of every movement: a reference names one movement per tenant and provider. */
+  const taken = new Set<string>();
+  /** Per tenant/provider: delivered payments with something left to refund, in order. */
+  const refundable = new Map<string, SimMovement[]>();
+  const refunded = new Map<SimMovement, number>();
+  /** Per provider: every payment, in order (other tenants' references to share). */
+  const paymentsOf = new Map<SimProvider, SimMovement[]>();
+  const accounts = Math.max(5, Math.floor(o.events / 40));
   let seq = 0;
   const push = (d: Omit<Delivery, "seq">) => deliveries.push({ ...d, seq: seq++ });
   const created = () => o.dayStart + r.int(0, 86_399);
 
+  /** A new movement, or null when the drawn reference is taken (the next round draws again). */
+  const nextMovement = (tenant: string, provider: SimProvider, at: number): SimMovement | null => {
+    const script = scriptFor(provider);
+    const key = `${tenant}/${provider}`;
+    const earlier = refundable.get(key) ?? [];
+    if (script.refunds && earlier.length > 0 && r.chance(o.refundRate)) {
+      const payment = r.pick(earlier);
+      const amount = script.refundAmount(payment, refunded.get(payment) ?? 0, r.pick([1, 0.5, 0.25]));
+      const reference = script.refundReference(r, count(key + "r"), count(provider + "#r"));
+      if (taken.has(`${key}/${reference}`)) return null;
+      taken.add(`${key}/${reference}`);
+      const total = (refunded.get(payment) ?? 0) + amount;
+      refunded.set(payment, total);
+      if (script.refundAmount(payment, total, 1) <= 0) earlier.splice(earlier.indexOf(payment), 1);
+      return { tenant, provider, kind: "REFUND", reference, paymentReference: payment.reference, account: payment.account, amount, currency: payment.currency, created: Math.max(payment.created + 1, at) };
+    }
+    const [currency, amount] = script.money(r);
+    let reference = script.paymentReference(r, count(key));
+    // Another tenant's reference: legitimately the same text, a different payment.
+    if (r.chance(o.sharedReferenceRate)) {
+      const others = (paymentsOf.get(provider) ?? []).filter((x) => x.tenant !== tenant);
+      if (others.length > 0) reference = r.pick(others).reference;
+    }
+    if (taken.has(`${key}/${reference}`)) return null;
+    taken.add(`${key}/${reference}`);
+    const m: SimMovement = { tenant, provider, kind: "PAYMENT", reference, ...script.paymentDetails?.(reference, count(provider + "#p")), account: `acct_${tenant.slice(0, 8)}_${String(r.int(1, accounts)).padStart(4, "0")}`, amount, currency, created: at };
+    if (!paymentsOf.has(provider)) paymentsOf.set(provider, []);
+    paymentsOf.get(provider)!.push(m);
+    return m;
+  };
+
+  // Refunds are drawn from payments that were delivered, so none waits on a missing payment.
+  const delivered = (m: SimMovement) => {
+    if (m.kind !== "PAYMENT") return;
+    const key = `${m.tenant}/${m.provider}`;
+    if (!refundable.has(key)) refundable.set(key, []);
+    refundable.get(key)!.push(m);
+  };
+
+  /** Sends each body once (the first perhaps badly signed, then retried), then the provider's retries, some reformatted. */
+  const announce = (tenant: string, provider: SimProvider, bodies: Announcement[], messageId: string, firstNote: "first" | "ignored" = "first") => {
+    const script = scriptFor(provider);
+    bodies.forEach(({ body, reference, references }, i) => {
+      const refs = references ? { references } : {};
+      const badSignature = i === 0 && r.chance(o.badSignatureRate);
+      push({ tenant, provider, body: JSON.stringify(body), signature: badSignature ? "invalid" : "valid", messageId: i === 0 ? messageId : r.id("msg_"), note: i === 0 ? firstNote : "second-type", reference, ...refs });
+      // A refused delivery is retried by the provider, correctly signed this time.
+      if (badSignature) push({ tenant, provider, body: JSON.stringify(body), signature: "valid", messageId, note: "retry", reference, ...refs });
+      while (r.chance(o.retryRate)) {
+        const reformatted = r.chance(o.reformatRate);
+        push({ tenant, provider, body: JSON.stringify(reformatted ? script.reformat(body, r) : body), signature: "valid", messageId, note: reformatted ? "reformatted" : "retry", reference, ...refs });
+      }
+    });
+  };
+
+  /** One Adyen POST: one to five items, each a movement of its own or an item that moves no money. */
+  const adyenRound = (tenant: string, at: number) => {
+    const script = scriptFor("adyen");
+    const slots: ({ item: object } | { movement: SimMovement })[] = [];
+    const size = r.int(1, 5);
+    for (let i = 0; i < size; i++) {
+      const itemAt = Math.min(o.dayStart + 86_399, at + i);
+      if (r.chance(o.ignoredRate)) slots.push({ item: adyenIgnoredItem(r, itemAt) });
+      else {
+        const m = nextMovement(tenant, "adyen", itemAt);
+        if (m) {
+          movements.push(m);
+          slots.push({ movement: m });
+        }
+      }
+    }
+    const money = slots.flatMap((s) => ("movement" in s ? [s.movement] : []));
+    if (slots.length === 0) return;
+    // A batch never delivered loses all its items at once.
+    if (money.length > 0 && r.chance(o.dropRate)) {
+      dropped.push(...money);
+      return;
+    }
+    money.forEach(delivered);
+    const messageId = r.id("msg_");
+    const later: Announcement[] = [];
+    const items = slots.map((s) => {
+      if ("item" in s) return s.item;
+      const m = s.movement;
+      const [item, ...others] = script.events(m, r, script.secondTypeOf === m.kind && r.chance(o.secondTypeRate));
+      // A CAPTURE comes later, in a batch of its own.
+      for (const other of others) later.push({ body: adyenBatch([other]), reference: m.reference, references: [] });
+      return item!;
+    });
+    announce(tenant, "adyen", [{ body: adyenBatch(items), reference: money[0]?.reference ?? null, references: money.map((m) => m.reference) }, ...later], messageId, money.length > 0 ? "first" : "ignored");
+  };
+
   while (deliveries.length < o.events) {
     const tenant = r.pick(o.tenants);
-    const provider = r.pick(o.providers);
-    const key = `${tenant}/${provider}`;
+    const provider = pickWeighted(r, weights, totalWeight);
+    const script = scriptFor(provider);
     const at = created();
 
     if (r.chance(o.ignoredRate)) {
-      push({ tenant, provider, body: JSON.stringify(ignoredEvent(provider, r, at)), signature: "valid", messageId: r.id("msg_"), note: "ignored", reference: null });
+      push({ tenant, provider, body: JSON.stringify(script.ignored(r, at)), signature: "valid", messageId: r.id("msg_"), note: "ignored", reference: null });
       continue;
     }
     if (r.chance(o.malformedRate)) {
-      const broken = r.pick(['{"type":"payment_intent.succeeded","data":{"object":{"id":"pi_', "not json at all", '{"type":"payment.succeeded","data":{"id":"x","amount":"12.5","currency":"EUR","created_at":"2026-01-01T00:00:00Z"}}']);
-      push({ tenant, provider, body: broken, signature: "valid", messageId: r.id("msg_"), note: "malformed", reference: null });
+      push({ tenant, provider, body: script.malformed(r, at), signature: "valid", messageId: r.id("msg_"), note: "malformed", reference: null });
       continue;
     }
-
-    const earlier = paid.get(key) ?? [];
-    let m: SimMovement;
-    if (earlier.length > 0 && r.chance(o.refundRate)) {
-      const payment = r.pick(earlier);
-      const amount = Math.max(1, Math.floor(payment.amount * r.pick([1, 0.5, 0.25])));
-      m = { tenant, provider, kind: "REFUND", reference: provider === "stripe" ? r.id("re_") : `ref_${String(counters.set(key + "r", (counters.get(key + "r") ?? 0) + 1).get(key + "r")).padStart(6, "0")}`, paymentReference: payment.reference, account: payment.account, amount, currency: payment.currency, created: Math.max(payment.created + 1, at) };
-    } else {
-      const [currency, amount] = currencyAndAmount(r);
-      const n = (counters.get(key) ?? 0) + 1;
-      counters.set(key, n);
-      let reference = provider === "stripe" ? r.id("pi_") : `pay_${String(n).padStart(6, "0")}`;
-      // Another tenant's reference: legitimately the same text, a different payment.
-      if (r.chance(o.sharedReferenceRate)) {
-        const others = movements.filter((x) => x.provider === provider && x.tenant !== tenant && x.kind === "PAYMENT");
-        if (others.length > 0) reference = r.pick(others).reference;
-      }
-      if (movements.some((x) => x.tenant === tenant && x.provider === provider && x.reference === reference)) continue;
-      m = { tenant, provider, kind: "PAYMENT", reference, chargeId: provider === "stripe" ? `ch_${reference.slice(3)}` : undefined, account: `acct_${tenant.slice(0, 8)}_${String(r.int(1, Math.max(5, Math.floor(o.events / 40)))).padStart(4, "0")}`, amount, currency, created: at };
+    if (provider === "adyen") {
+      adyenRound(tenant, at);
+      continue;
     }
+    const m = nextMovement(tenant, provider, at);
+    if (!m) continue;
     movements.push(m);
     // A dropped movement never reaches Tally at all: only reconciliation can find it.
     if (r.chance(o.dropRate)) {
       dropped.push(m);
       continue;
     }
-    // Refunds are drawn from payments that were delivered, so none waits on a missing payment.
-    if (m.kind === "PAYMENT") paid.set(key, [...earlier, m]);
+    delivered(m);
     const messageId = r.id("msg_");
-    const events = eventsFor(m, r, m.kind === "PAYMENT" && r.chance(o.secondTypeRate));
-    events.forEach((event, i) => {
-      const badSignature = i === 0 && r.chance(o.badSignatureRate);
-      push({ tenant, provider, body: JSON.stringify(event), signature: badSignature ? "invalid" : "valid", messageId: i === 0 ? messageId : r.id("msg_"), note: i === 0 ? "first" : "second-type", reference: m.reference });
-      // A refused delivery is retried by the provider, correctly signed this time.
-      if (badSignature) push({ tenant, provider, body: JSON.stringify(event), signature: "valid", messageId, note: "retry", reference: m.reference });
-      while (r.chance(o.retryRate)) {
-        const reformatted = r.chance(o.reformatRate);
-        push({ tenant, provider, body: JSON.stringify(reformatted ? reformat(event, r) : event), signature: "valid", messageId, note: reformatted ? "reformatted" : "retry", reference: m.reference });
-      }
-    });
+    const events = script.events(m, r, script.secondTypeOf === m.kind && r.chance(o.secondTypeRate));
+    announce(tenant, provider, events.map((body) => ({ body, reference: m.reference })), messageId);
   }
   return { movements, deliveries: r.shuffle(deliveries), dropped, options: o };
 }

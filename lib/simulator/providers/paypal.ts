@@ -1,0 +1,117 @@
+// PayPal (Orders v2 / Payments v2) as the day generator plays it:
+// PAYMENT.CAPTURE.COMPLETED keyed by the capture id, PAYMENT.CAPTURE.REFUNDED keyed
+// by the refund id with its `up` link naming the capture, CHECKOUT.ORDER.COMPLETED
+// for the same payment (another event type, the order around the capture: no new
+// money), and events that move no money. Amounts are major-unit decimal strings made
+// from exact minor units by lib/money's toDecimalText. Retries may only reorder keys:
+// PayPal's payloads carry no nulls and no numbers for a serialiser to change.
+import { toDecimalText } from "@/lib/money";
+import type { Random } from "@/lib/simulator/random";
+import { cappedRefund, chars, drawMoney, isoMillis, isoSeconds, reshape, type CurrencyMix, type ProviderScript, type SimMovement } from "@/lib/simulator/script";
+
+const MIX: CurrencyMix = [
+  ["USD", 50, 100, 250_000],
+  ["EUR", 25, 100, 200_000],
+  ["GBP", 12, 100, 150_000],
+  ["CAD", 8, 100, 200_000],
+  ["JPY", 5, 100, 60_000],
+];
+
+const API = "https://api.sandbox.paypal.com";
+const paypalId = (r: Random) => `${chars(r, 1, "123456789")}${chars(r, 16)}`;
+const eventId = (r: Random) => `WH-${chars(r, 17)}-${chars(r, 17)}`;
+const money = (minor: number, currency: string) => ({ currency_code: currency, value: toDecimalText(BigInt(minor), currency) });
+const orderOf = (m: SimMovement) => `5O${m.reference.slice(2)}`;
+
+function captureResource(m: SimMovement) {
+  const fee = Math.min(m.amount, Math.round(m.amount * 0.0349) + 49);
+  return {
+    amount: money(m.amount, m.currency),
+    seller_protection: { status: "ELIGIBLE", dispute_categories: ["ITEM_NOT_RECEIVED", "UNAUTHORIZED_TRANSACTION"] },
+    supplementary_data: { related_ids: { order_id: orderOf(m) } },
+    update_time: isoSeconds(m.created),
+    create_time: isoSeconds(m.created),
+    final_capture: true,
+    seller_receivable_breakdown: { gross_amount: money(m.amount, m.currency), paypal_fee: money(fee, m.currency), net_amount: money(m.amount - fee, m.currency) },
+    custom_id: m.account,
+    links: [
+      { href: `${API}/v2/payments/captures/${m.reference}`, rel: "self", method: "GET" },
+      { href: `${API}/v2/payments/captures/${m.reference}/refund`, rel: "refund", method: "POST" },
+      { href: `${API}/v2/checkout/orders/${orderOf(m)}`, rel: "up", method: "GET" },
+    ],
+    id: m.reference,
+    status: "COMPLETED",
+  };
+}
+
+function event(r: Random, m: SimMovement, type: string, resourceType: string, summary: string, resource: object) {
+  const id = eventId(r);
+  return { id, event_version: "1.0", create_time: isoMillis(m.created + 2), resource_type: resourceType, resource_version: "2.0", event_type: type, summary, resource, links: [{ href: `${API}/v1/notifications/webhooks-events/${id}`, rel: "self", method: "GET" }] };
+}
+
+function completed(m: SimMovement, r: Random) {
+  const { value, currency_code } = money(m.amount, m.currency);
+  return event(r, m, "PAYMENT.CAPTURE.COMPLETED", "capture", `Payment completed for ${value} ${currency_code}`, captureResource(m));
+}
+
+function orderCompleted(m: SimMovement, r: Random) {
+  const { value, currency_code } = money(m.amount, m.currency);
+  const order = {
+    id: orderOf(m),
+    intent: "CAPTURE",
+    status: "COMPLETED",
+    purchase_units: [{ reference_id: "default", amount: money(m.amount, m.currency), custom_id: m.account, payments: { captures: [captureResource(m)] } }],
+    create_time: isoSeconds(m.created - 40),
+    update_time: isoSeconds(m.created),
+    links: [{ href: `${API}/v2/checkout/orders/${orderOf(m)}`, rel: "self", method: "GET" }],
+  };
+  return event(r, m, "CHECKOUT.ORDER.COMPLETED", "checkout-order", `Checkout Order Completed for ${value} ${currency_code}`, order);
+}
+
+function refunded(m: SimMovement, r: Random) {
+  const { value, currency_code } = money(m.amount, m.currency);
+  const resource = {
+    seller_payable_breakdown: { gross_amount: money(m.amount, m.currency), total_refunded_amount: money(m.amount, m.currency) },
+    amount: money(m.amount, m.currency),
+    update_time: isoSeconds(m.created),
+    create_time: isoSeconds(m.created),
+    links: [
+      { href: `${API}/v2/payments/refunds/${m.reference}`, rel: "self", method: "GET" },
+      { href: `${API}/v2/payments/captures/${m.paymentReference}`, rel: "up", method: "GET" },
+    ],
+    id: m.reference,
+    status: "COMPLETED",
+  };
+  return event(r, m, "PAYMENT.CAPTURE.REFUNDED", "refund", `A ${value} ${currency_code} capture payment was refunded`, resource);
+}
+
+export const paypalScript: ProviderScript = {
+  provider: "paypal",
+  refunds: true,
+  money: (r) => drawMoney(r, MIX),
+  paymentReference: paypalId,
+  refundReference: paypalId,
+  refundAmount: cappedRefund,
+  secondTypeOf: "PAYMENT",
+  events(m, r, secondType) {
+    if (m.kind === "REFUND") return [refunded(m, r)];
+    return secondType ? [completed(m, r), orderCompleted(m, r)] : [completed(m, r)];
+  },
+  reformat: (body) => reshape(body, { reverseKeys: true }),
+  ignored(r, created) {
+    const type = r.pick(["CHECKOUT.ORDER.APPROVED", "PAYMENT.CAPTURE.PENDING", "CUSTOMER.DISPUTE.CREATED"] as const);
+    const [currency, minor] = drawMoney(r, MIX);
+    const at = { created, reference: paypalId(r) } as SimMovement;
+    const resource =
+      type === "PAYMENT.CAPTURE.PENDING" ? { id: at.reference, amount: money(minor, currency), status: "PENDING", status_details: { reason: "PENDING_REVIEW" }, create_time: isoSeconds(created), update_time: isoSeconds(created) }
+      : type === "CHECKOUT.ORDER.APPROVED" ? { id: orderOf(at), intent: "CAPTURE", status: "APPROVED", purchase_units: [{ reference_id: "default", amount: money(minor, currency) }], create_time: isoSeconds(created) }
+      : { dispute_id: `PP-D-${r.int(10_000, 99_999)}`, create_time: isoSeconds(created), reason: "MERCHANDISE_OR_SERVICE_NOT_RECEIVED", status: "OPEN", dispute_amount: money(minor, currency) };
+    return { id: eventId(r), event_version: "1.0", create_time: isoMillis(created), resource_type: type === "CUSTOMER.DISPUTE.CREATED" ? "dispute" : type === "PAYMENT.CAPTURE.PENDING" ? "capture" : "checkout-order", event_type: type, summary: "Event that moves no money", resource };
+  },
+  malformed(r, created) {
+    return r.pick([
+      '{"id":"WH-1","event_type":"PAYMENT.CAPTURE.COMPLETED","resource":{"amount":{"value":"10',
+      `{"id":"${eventId(r)}","event_type":"PAYMENT.CAPTURE.COMPLETED","create_time":"${isoMillis(created)}","resource":{"id":"${chars(r, 17)}","amount":{"currency_code":"USD","value":"10.505"},"status":"COMPLETED"}}`,
+    ]);
+  },
+};

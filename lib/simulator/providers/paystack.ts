@@ -1,0 +1,99 @@
+// Paystack as the day generator plays it: charge.success keyed by the merchant's
+// transaction reference (Paystack Inline's "T" and 15 digits), refund.processed
+// keyed by Paystack's numeric refund id and naming the charge in
+// transaction_reference, refund.pending before it for the same refund, and events
+// that move no money. Amounts are minor units (kobo, pesewas, cents). Retries may
+// reorder keys, send null as "", numbers as strings, or metadata as a JSON string:
+// all seen from Paystack and all read the same by lib/providers/paystack/parse.ts.
+import type { Random } from "@/lib/simulator/random";
+import { cappedRefund, chars, drawMoney, isoMillis, reshape, type CurrencyMix, type ProviderScript, type SimMovement } from "@/lib/simulator/script";
+
+const MIX: CurrencyMix = [
+  ["NGN", 60, 10_000, 50_000_000],
+  ["GHS", 15, 100, 500_000],
+  ["ZAR", 10, 500, 500_000],
+  ["KES", 10, 1_000, 2_000_000],
+  ["USD", 5, 100, 100_000],
+];
+
+const customerOf = (m: SimMovement) => ({ id: 68_000 + Number.parseInt(m.account.replace(/\D/g, "").slice(-5) || "0", 10), first_name: null, last_name: null, email: `${m.account}@example.com`, customer_code: `CUS_${m.account.replace(/[^A-Za-z0-9]/g, "").slice(-14).toLowerCase()}`, phone: null, metadata: null, risk_action: "default" });
+
+function chargeSuccess(m: SimMovement): object {
+  return {
+    event: "charge.success",
+    data: {
+      id: Number(m.reference.slice(-9)),
+      domain: "test",
+      status: "success",
+      reference: m.reference,
+      amount: m.amount,
+      message: null,
+      gateway_response: "Approved by Financial Institution",
+      paid_at: isoMillis(m.created),
+      created_at: isoMillis(m.created - 20),
+      channel: "card",
+      currency: m.currency,
+      ip_address: "41.242.49.37",
+      metadata: { account: m.account, custom_fields: [] },
+      fees: null,
+      customer: customerOf(m),
+      authorization: { authorization_code: `AUTH_${m.reference.slice(-8)}`, bin: "408408", last4: "4081", exp_month: "12", exp_year: "2030", card_type: "visa DEBIT", bank: "TEST BANK", country_code: "NG", brand: "visa", reusable: true },
+      plan: {},
+    },
+  };
+}
+
+function refundEvent(m: SimMovement, event: "refund.processed" | "refund.pending"): object {
+  return {
+    event,
+    data: {
+      id: Number(m.reference),
+      status: event === "refund.processed" ? "processed" : "pending",
+      transaction_reference: m.paymentReference,
+      refund_reference: event === "refund.processed" ? `RF${m.reference}` : null,
+      amount: m.amount,
+      currency: m.currency,
+      processor: "mpgs_zenith",
+      customer: { first_name: null, last_name: null, email: `${m.account}@example.com` },
+      integration: 463_433,
+      domain: "test",
+      ...(event === "refund.processed" && { refunded_at: isoMillis(m.created) }),
+    },
+  };
+}
+
+const IGNORED = ["transfer.success", "subscription.create", "customeridentification.success", "charge.dispute.create"] as const;
+
+export const paystackScript: ProviderScript = {
+  provider: "paystack",
+  refunds: true,
+  money: (r) => drawMoney(r, MIX),
+  paymentReference: (r) => `T${chars(r, 1, "123456789")}${chars(r, 14, "0123456789")}`,
+  refundReference: (_r, _n, serial) => String(3_018_000 + serial),
+  refundAmount: cappedRefund,
+  secondTypeOf: "REFUND",
+  events(m, _r, secondType) {
+    if (m.kind === "PAYMENT") return [chargeSuccess(m)];
+    return secondType ? [refundEvent(m, "refund.processed"), refundEvent(m, "refund.pending")] : [refundEvent(m, "refund.processed")];
+  },
+  reformat(body, r) {
+    const style = r.int(0, 3);
+    if (style < 3) return reshape(body, { reverseKeys: style === 0, nullToEmpty: style === 1, numbersToStrings: style === 2 });
+    const data = (body as { data: Record<string, unknown> }).data;
+    return data.metadata && typeof data.metadata === "object" ? { ...body, data: { ...data, metadata: JSON.stringify(data.metadata) } } : reshape(body, { reverseKeys: true });
+  },
+  ignored(r, created) {
+    const event = r.pick(IGNORED);
+    const data =
+      event === "transfer.success" ? { id: r.int(1_000_000, 9_999_999), amount: r.int(10_000, 5_000_000), currency: "NGN", reference: chars(r, 16).toLowerCase(), status: "success", transfer_code: `TRF_${chars(r, 12).toLowerCase()}`, created_at: isoMillis(created) }
+      : event === "charge.dispute.create" ? { id: r.int(1_000, 99_999), refund_amount: null, currency: "NGN", status: "awaiting-merchant-feedback", domain: "test", created_at: isoMillis(created) }
+      : { id: r.int(1_000, 99_999), domain: "test", customer_code: `CUS_${chars(r, 14).toLowerCase()}`, createdAt: isoMillis(created) };
+    return { event, data };
+  },
+  malformed(r, created) {
+    return r.pick([
+      '{"event":"charge.success","data":{"reference":"T',
+      `{"event":"charge.success","data":{"reference":"T${chars(r, 15, "0123456789")}","amount":"125.50","currency":"NGN","status":"success","paid_at":"${isoMillis(created)}"}}`,
+    ]);
+  },
+};
