@@ -1,0 +1,66 @@
+// Flutterwave's verify endpoint as the simulators play it, answering from the
+// day's truth: GET /v3/transactions/{id}/verify with "Authorization: Bearer
+// <secret key>" returns the transaction the webhook announced, as Flutterwave's
+// API shapes it. The worker asks it before crediting a Flutterwave payment
+// (lib/providers/flutterwave/confirm.ts); plain http to this machine is allowed there.
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { flutterwaveAmount, flutterwaveTxRef } from "@/lib/simulator/providers/flutterwave";
+import { isoMillis, type SimMovement } from "@/lib/simulator/script";
+
+/** The transactions each secret key may see, by Flutterwave transaction id. */
+export class FlutterwaveAccounts {
+  private readonly byKey = new Map<string, Map<string, SimMovement>>();
+
+  /** The tenant's Flutterwave payments, visible to its secret key. */
+  add(secretKey: string, movements: readonly SimMovement[]): this {
+    const mine = this.byKey.get(secretKey) ?? new Map<string, SimMovement>();
+    for (const m of movements) if (m.provider === "flutterwave" && m.kind === "PAYMENT" && m.lookupId) mine.set(m.lookupId, m);
+    this.byKey.set(secretKey, mine);
+    return this;
+  }
+
+  lookup(secretKey: string, id: string): SimMovement | "unknown_key" | "not_found" {
+    const mine = this.byKey.get(secretKey);
+    if (!mine) return "unknown_key";
+    return mine.get(id) ?? "not_found";
+  }
+}
+
+function transaction(m: SimMovement) {
+  const amount = flutterwaveAmount(m);
+  return {
+    id: Number(m.lookupId),
+    tx_ref: flutterwaveTxRef(m),
+    flw_ref: m.reference,
+    device_fingerprint: "a42937f4a73ce8bb8b8df14e63a2df31",
+    amount,
+    currency: m.currency,
+    charged_amount: amount,
+    app_fee: 0,
+    merchant_fee: 0,
+    processor_response: "Approved by Financial Institution",
+    auth_model: "PIN",
+    ip: "197.210.64.96",
+    narration: "CARD Transaction ",
+    status: "successful",
+    payment_type: "card",
+    created_at: isoMillis(m.created),
+    account_id: 17_321,
+    meta: { account: m.account },
+    amount_settled: amount,
+    customer: { id: 215_000_000 + (Number(m.lookupId) % 100_000), email: `${m.account}@example.com` },
+  };
+}
+
+/** Answers the verify endpoint; false when the request is for something else. */
+export function serveFlutterwaveVerify(req: IncomingMessage, res: ServerResponse, accounts: FlutterwaveAccounts): boolean {
+  const match = /^\/v3\/transactions\/([^/]+)\/verify$/.exec(new URL(req.url ?? "/", "http://sim").pathname);
+  if (req.method !== "GET" || !match) return false;
+  const send = (status: number, body: unknown) => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+  const key = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1] ?? "";
+  const found = accounts.lookup(key, decodeURIComponent(match[1]!));
+  if (found === "unknown_key") return send(401, { status: "error", message: "Invalid authorization key", data: null }), true;
+  if (found === "not_found") return send(400, { status: "error", message: "No transaction was found for this id", data: null }), true;
+  send(200, { status: "success", message: "Transaction fetched successfully", data: transaction(found) });
+  return true;
+}
