@@ -3,21 +3,29 @@
 // supervisor SIGKILLs and restarts the workers at random. After every run the
 // ledger must be identical to the first run's (and to the day's truth), every
 // posting must have exactly one receipt delivered, no claim may be left
-// unfinished, and the ledger's invariants must hold.
+// unfinished, and the ledger's invariants must hold. Every provider of the day
+// is played: Adyen's batches signed item by item, PayPal's deliveries signed with
+// a local certificate the product must be told to trust (TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES),
+// Flutterwave's payments confirmed by the workers against a local verify API.
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { SYSTEM_ACTOR } from "@/lib/audit";
+import { config } from "@/lib/config";
 import { Prisma, prisma } from "@/lib/db";
 import { exportLedger } from "@/lib/ledger-export";
 import { ledgerViolations } from "@/lib/ledger-invariants";
 import type { Delivery } from "@/lib/simulator/day";
 import { readDayFile, type DayHeader } from "@/lib/simulator/day-file";
+import { FlutterwaveAccounts } from "@/lib/simulator/flutterwave-api";
+import { localCertificatePrefix, startLocalProviderApis, type LocalProviderApis } from "@/lib/simulator/local-apis";
+import type { PaypalSigning } from "@/lib/simulator/paypal-certificate";
 import { seeded } from "@/lib/simulator/random";
-import { signedHeaders, type TenantSecrets } from "@/lib/simulator/sign";
-import { addSecret, createTenant, generateSecret } from "@/lib/tenants";
+import type { SimProvider } from "@/lib/simulator/script";
+import { signedDelivery, type TenantSecrets } from "@/lib/simulator/sign";
+import { addSecret, createTenant, generateSecret, updateEndpointSettings } from "@/lib/tenants";
 
 export type ReplayOptions = {
   file: string;
@@ -59,7 +67,7 @@ export type RunReport = {
 
 export type ReplayResult = { runs: RunReport[]; ok: boolean; differences: string[] };
 
-type TenantInfo = { slug: string; id: string; secrets: TenantSecrets };
+type TenantInfo = { slug: string; id: string; secrets: TenantSecrets; /** Flutterwave's API secret key, which the local verify API checks. */ flutterwaveKey?: string };
 
 /** Worker intervals shortened so that a killed worker's claims are swept within seconds. */
 export const REPLAY_WORKER_ENV: Record<string, string> = {
@@ -75,20 +83,46 @@ export const REPLAY_WORKER_ENV: Record<string, string> = {
   TALLY_RECON_SCHEDULE: "off",
 };
 
-async function ensureTenant(slug: string): Promise<TenantInfo> {
-  let tenant = await prisma.tenant.findUnique({ where: { slug } });
-  if (!tenant) {
+/** A secret in the provider's format; Paystack's is its secret key, sk_test_…. */
+const newSecret = (provider: SimProvider) => (provider === "paystack" ? `sk_test_${generateSecret(provider)}` : generateSecret(provider));
+
+/**
+ * The tenant, with an endpoint and an active secret for every provider of the day,
+ * and the settings those providers need: PayPal's webhook id, Flutterwave's API
+ * secret key and base URL (the local verify API, a new port each replay).
+ */
+async function ensureTenant(slug: string, providers: readonly SimProvider[], flutterwaveApi: string): Promise<TenantInfo> {
+  if (!(await prisma.tenant.findUnique({ where: { slug } }))) {
     const created = await createTenant({ slug, name: `Replay ${slug}` }, SYSTEM_ACTOR);
     if (!created.ok) throw new Error(created.message);
-    for (const provider of ["stripe", "standard"] as const) {
-      const r = await addSecret(slug, provider, generateSecret(provider), { label: "replay" }, SYSTEM_ACTOR);
+  }
+  const tenant = await prisma.tenant.findUniqueOrThrow({ where: { slug } });
+  const secrets: TenantSecrets = {};
+  let flutterwaveKey: string | undefined;
+  for (const provider of providers) {
+    const latest = () => prisma.endpointSecret.findFirst({ where: { endpoint: { tenantId: tenant.id, provider }, revokedAt: null }, orderBy: { createdAt: "desc" } });
+    if (!(await latest())) {
+      const r = await addSecret(slug, provider, newSecret(provider), { label: "replay" }, SYSTEM_ACTOR);
       if (!r.ok) throw new Error(r.message);
     }
-    tenant = await prisma.tenant.findUniqueOrThrow({ where: { slug } });
+    secrets[provider] = (await latest())!.secret;
+    const settings = ((await prisma.providerEndpoint.findUniqueOrThrow({ where: { tenantId_provider: { tenantId: tenant.id, provider } } })).settings ?? {}) as Record<string, unknown>;
+    const change = async (values: Record<string, string>) => {
+      const r = await updateEndpointSettings(slug, provider, { settings: values }, SYSTEM_ACTOR);
+      if (!r.ok) throw new Error(r.message);
+    };
+    if (provider === "paypal") {
+      // PayPal signs for the webhook's id, not with a secret: the id is what binds a delivery to this endpoint.
+      const webhookId = typeof settings.webhookId === "string" ? settings.webhookId : `WH-REPLAY-${generateSecret("paypal").slice(0, 16).toUpperCase()}`;
+      if (settings.webhookId !== webhookId) await change({ webhookId });
+      secrets.paypal = webhookId;
+    }
+    if (provider === "flutterwave") {
+      flutterwaveKey = typeof settings.secretKey === "string" ? settings.secretKey : `FLWSECK_TEST-${generateSecret("flutterwave").slice(0, 32)}-X`;
+      await change({ secretKey: flutterwaveKey, apiBaseUrl: flutterwaveApi });
+    }
   }
-  const secretOf = async (provider: "stripe" | "standard") =>
-    (await prisma.endpointSecret.findFirstOrThrow({ where: { endpoint: { tenantId: tenant!.id, provider }, revokedAt: null }, orderBy: { createdAt: "desc" } })).secret;
-  return { slug, id: tenant.id, secrets: { stripe: await secretOf("stripe"), standard: await secretOf("standard") } };
+  return { slug, id: tenant.id, secrets, flutterwaveKey };
 }
 
 /** Worker processes, SIGKILLed at random and restarted at once. */
@@ -155,7 +189,7 @@ class Supervisor {
 }
 
 /** Posts every delivery, as a provider would: retrying network errors and 5xx, giving up on 4xx. */
-async function send(deliveries: Delivery[], tenants: Map<string, TenantInfo>, target: string, concurrency: number) {
+async function send(deliveries: Delivery[], tenants: Map<string, TenantInfo>, target: string, concurrency: number, paypal: PaypalSigning) {
   const stats = { accepted: 0, rejected: 0, unexpected: {} as Record<string, number> };
   let next = 0;
   await Promise.all(Array.from({ length: concurrency }, async () => {
@@ -165,7 +199,8 @@ async function send(deliveries: Delivery[], tenants: Map<string, TenantInfo>, ta
       for (let attempt = 1; ; attempt++) {
         let status: number | string;
         try {
-          const res = await fetch(`${target}/api/webhooks/${tenant.slug}/${d.provider}`, { method: "POST", headers: signedHeaders(d, tenant.secrets), body: d.body, signal: AbortSignal.timeout(30_000) });
+          const signed = signedDelivery(d, tenant.secrets, { paypal });
+          const res = await fetch(`${target}/api/webhooks/${tenant.slug}/${d.provider}`, { method: "POST", headers: signed.headers, body: signed.body, signal: AbortSignal.timeout(30_000) });
           await res.arrayBuffer();
           status = res.status;
         } catch (error) {
@@ -221,10 +256,16 @@ async function snapshot(tenants: TenantInfo[], prefix: string) {
   return { text, parts, sha256: createHash("sha256").update(text).digest("hex") };
 }
 
+/** The movements the day delivers: its truth without those the providers never sent. */
+function deliveredMovements(header: DayHeader) {
+  const dropped = new Set(header.dropped);
+  return header.movements.filter((m) => !dropped.has(`${m.tenant}:${m.provider}:${m.reference}`));
+}
+
 /** The day's truth as balances: payments credit the customer, refunds debit them. */
 function truthBalances(header: DayHeader): Map<string, bigint> {
   const out = new Map<string, bigint>();
-  for (const m of header.movements) {
+  for (const m of deliveredMovements(header)) {
     const key = `${m.tenant}|customer:${m.account}|${m.currency}`;
     out.set(key, (out.get(key) ?? 0n) + (m.kind === "PAYMENT" ? -BigInt(m.amount) : BigInt(m.amount)));
   }
@@ -245,10 +286,49 @@ function receiptsOf(file: string, tenantIds: Set<string>) {
   return { distinct, deliveries };
 }
 
+/**
+ * Asks the product to take one correctly signed PayPal delivery (an event that moves
+ * no money), so a product that does not trust the local certificate is named before
+ * any run, with what to set, rather than as a run full of 401s.
+ */
+async function checkPaypalTrusted(target: string, tenant: TenantInfo, paypal: PaypalSigning): Promise<void> {
+  const body = JSON.stringify({ id: `WH-REPLAY-PROBE-${Date.now()}`, event_version: "1.0", create_time: new Date().toISOString(), resource_type: "checkout-order", event_type: "CHECKOUT.ORDER.APPROVED", summary: "Replay probe: the product trusts the replay's PayPal certificate", resource: { id: "REPLAY-PROBE", status: "APPROVED" } });
+  const signed = signedDelivery({ provider: "paypal", body, signature: "valid", messageId: "probe" }, tenant.secrets, { paypal });
+  const res = await fetch(`${target}/api/webhooks/${tenant.slug}/paypal`, { method: "POST", headers: signed.headers, body: signed.body, signal: AbortSignal.timeout(30_000) });
+  if (res.status === 200) return;
+  const answer = (await res.text()).slice(0, 400);
+  const prefix = new URL(paypal.certUrl);
+  const suggested = localCertificatePrefix(config().TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES)?.href ?? "http://127.0.0.1:4011/";
+  throw new Error(
+    `the product refused a correctly signed PayPal delivery (HTTP ${res.status}: ${answer}). ` +
+      `PayPal deliveries are signed with a local certificate served at ${prefix.href}; the product trusts it only when started with ` +
+      `TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES=${suggested} (and TALLY_ALLOW_INSECURE_SIMULATORS=1, since npm start runs as production), ` +
+      `and the replay serves it there when given the same TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES. Or generate a day without PayPal (day generate --providers …).`,
+  );
+}
+
 export async function replay(o: ReplayOptions): Promise<ReplayResult> {
   const { header, deliveries } = await readDayFile(o.file);
-  const tenants = new Map<string, TenantInfo>();
-  for (const slug of header.options.tenants) tenants.set(slug, await ensureTenant(`${o.tenantPrefix}-${slug}`));
+  const providers = [...new Set(deliveries.map((d) => d.provider))].sort();
+  const accounts = new FlutterwaveAccounts();
+  // Served where the product was told to trust PayPal certificates, when it was told.
+  const apis = await startLocalProviderApis({ flutterwave: accounts, certificatePrefix: providers.includes("paypal") ? localCertificatePrefix(config().TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES) : null });
+  try {
+    const tenants = new Map<string, TenantInfo>();
+    for (const slug of header.options.tenants) {
+      const tenant = await ensureTenant(`${o.tenantPrefix}-${slug}`, providers, apis.url);
+      tenants.set(slug, tenant);
+      if (tenant.flutterwaveKey) accounts.add(tenant.flutterwaveKey, header.movements.filter((m) => m.tenant === slug));
+    }
+    const probe = [...tenants.values()][0];
+    if (providers.includes("paypal") && probe) await checkPaypalTrusted(o.target, probe, apis.paypal);
+    return await replayRuns(o, header, deliveries, tenants, apis);
+  } finally {
+    await apis.close();
+  }
+}
+
+async function replayRuns(o: ReplayOptions, header: DayHeader, deliveries: Delivery[], tenants: Map<string, TenantInfo>, apis: LocalProviderApis): Promise<ReplayResult> {
   const ids = [...tenants.values()].map((t) => t.id);
   const idSet = new Set(ids);
   const receiptsFile = path.join(mkdtempSync(path.join(os.tmpdir(), "tally-replay-")), "receipts.ndjson");
@@ -256,7 +336,8 @@ export async function replay(o: ReplayOptions): Promise<ReplayResult> {
   const runs: RunReport[] = [];
   const differences: string[] = [];
   let first: Awaited<ReturnType<typeof snapshot>> | null = null;
-  o.log(`replaying ${deliveries.length} deliveries (${header.movements.length} movements, tenants ${[...tenants.values()].map((t) => t.slug).join(", ")}) ${o.runs}× against ${o.target}; ${o.workers} workers, ${o.killEvery ? `a SIGKILL every ${o.killEvery[0]}-${o.killEvery[1]} ms` : "no kills"}`);
+  const providers = [...new Set(deliveries.map((d) => d.provider))].sort();
+  o.log(`replaying ${deliveries.length} deliveries (${header.movements.length} movements; providers ${providers.join(", ")}; tenants ${[...tenants.values()].map((t) => t.slug).join(", ")}) ${o.runs}× against ${o.target}; ${o.workers} workers, ${o.killEvery ? `a SIGKILL every ${o.killEvery[0]}-${o.killEvery[1]} ms` : "no kills"}`);
 
   for (let run = 1; run <= o.runs; run++) {
     const order = random.shuffle([...deliveries]);
@@ -264,7 +345,7 @@ export async function replay(o: ReplayOptions): Promise<ReplayResult> {
     const supervisor = new Supervisor({ workers: o.workers, env: { ...REPLAY_WORKER_ENV, TALLY_RECEIPTS_FILE: receiptsFile, ...o.workerEnv }, killEvery: o.killEvery, random: random.next, log: o.log });
     supervisor.start();
     const sendStarted = Date.now();
-    const sent = await send(order, tenants, o.target, o.concurrency);
+    const sent = await send(order, tenants, o.target, o.concurrency, apis.paypal);
     const sendMs = Date.now() - sendStarted;
     let drainMs = -1;
     const problems: string[] = [];
@@ -295,7 +376,7 @@ export async function replay(o: ReplayOptions): Promise<ReplayResult> {
       const keys = new Set([...truth.keys(), ...actual.keys()]);
       const wrong = [...keys].filter((k) => (truth.get(k) ?? 0n) !== (actual.get(k) ?? 0n));
       if (wrong.length) problems.push(`${wrong.length} customer balance(s) differ from the day's truth, e.g. ${wrong.slice(0, 3).map((k) => `${k}: expected ${truth.get(k) ?? 0n}, got ${actual.get(k) ?? 0n}`).join("; ")}`);
-      const expectedPostings = header.movements.length;
+      const expectedPostings = deliveredMovements(header).length;
       if (postings !== expectedPostings) problems.push(`${postings} postings for ${expectedPostings} movements in the day`);
     } else if (snap.sha256 !== first.sha256) {
       const a = new Set(first.parts.flatMap((p) => p.postings.map((x) => `${p.tenant}:${x.provider}:${x.reference}:${x.kind}:${JSON.stringify(x.legs)}`)));
