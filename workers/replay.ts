@@ -1,7 +1,9 @@
 // `npm run replay -- --file day.ndjson [--runs 3] [--kill-every 1000-3000] [--workers 2]`:
 // the replay proof against a running product (npm start). Exit code 1, naming
 // the difference, when any run's ledger is not identical to the first.
-// `npm run replay:day` generates a 100,000-delivery day first.
+// `npm run replay:day` generates a 100,000-delivery day first. A day with PayPal
+// needs the product to trust the replay's local certificate: start both with the
+// same TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES (see lib/config.ts).
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -9,10 +11,10 @@ import { parseArgs } from "node:util";
 import { config } from "@/lib/config";
 import { closeDb } from "@/lib/db";
 import { replay } from "@/lib/replay";
-import { generateDay } from "@/lib/simulator/day";
+import { DEFAULT_PROVIDER_WEIGHTS, generateDay, providersFromText } from "@/lib/simulator/day";
 import { writeDayFile } from "@/lib/simulator/day-file";
 
-const USAGE = "npm run replay -- --file day.ndjson [--target http://localhost:3000] [--runs 3] [--kill-every 1000-3000 | none] [--workers 2] [--concurrency 32] [--seed 1] [--prefix replay-x] [--generate N] [--fault-disable-claim] [--report out.json]";
+const USAGE = "npm run replay -- --file day.ndjson [--target http://localhost:3000] [--runs 3] [--kill-every 1000-3000 | none] [--workers 2] [--concurrency 32] [--seed 1] [--prefix replay-x] [--generate N [--providers stripe,adyen,…]] [--fault-disable-claim] [--report out.json]";
 
 function fail(message: string): never {
   console.error(`${message}\nUsage: ${USAGE}`);
@@ -26,7 +28,7 @@ async function main() {
       options: {
         file: { type: "string" }, target: { type: "string" }, runs: { type: "string", default: "3" }, "kill-every": { type: "string", default: "1000-3000" },
         workers: { type: "string", default: "2" }, concurrency: { type: "string", default: "32" }, seed: { type: "string", default: "1" }, prefix: { type: "string" },
-        generate: { type: "string" }, "fault-disable-claim": { type: "boolean" }, "drain-timeout": { type: "string", default: "900000" }, report: { type: "string" },
+        generate: { type: "string" }, providers: { type: "string" }, "fault-disable-claim": { type: "boolean" }, "drain-timeout": { type: "string", default: "900000" }, report: { type: "string" },
       },
     }).values;
   } catch (e) {
@@ -36,10 +38,16 @@ async function main() {
   if (a.generate) {
     const events = Number(a.generate);
     if (!Number.isInteger(events) || events < 1) fail("--generate must be a number of deliveries");
+    let providers;
+    try {
+      providers = a.providers === undefined ? DEFAULT_PROVIDER_WEIGHTS : providersFromText(a.providers);
+    } catch (e) {
+      fail(`--providers: ${(e as Error).message}`);
+    }
     file ??= path.join(mkdtempSync(path.join(os.tmpdir(), "tally-day-")), `day-${events}.ndjson`);
     if (!existsSync(file)) {
       console.log(`generating ${events} deliveries into ${file}…`);
-      await writeDayFile(file, generateDay({ seed: Number(a.seed), events, tenants: ["alpha", "beta", "gamma"], dayStart: Date.UTC(2026, 11, 1) / 1000 }));
+      await writeDayFile(file, generateDay({ seed: Number(a.seed), events, tenants: ["alpha", "beta", "gamma"], dayStart: Date.UTC(2026, 11, 1) / 1000, providers }));
     }
   }
   if (!file) fail("Give --file <day.ndjson> (npm run tally -- day generate …) or --generate <N>");

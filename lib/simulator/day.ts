@@ -8,7 +8,7 @@
 import { adyenBatch, adyenIgnoredItem } from "@/lib/simulator/providers/adyen";
 import { scriptFor } from "@/lib/simulator/payloads";
 import { seeded, type Random } from "@/lib/simulator/random";
-import { isSimProvider, type SimMovement, type SimProvider } from "@/lib/simulator/script";
+import { isSimProvider, SIM_PROVIDERS, type SimMovement, type SimProvider } from "@/lib/simulator/script";
 
 export type DeliveryNote = "first" | "retry" | "reformatted" | "second-type" | "ignored" | "malformed" | "bad-signature";
 
@@ -59,11 +59,24 @@ export type Day = { movements: SimMovement[]; deliveries: Delivery[]; dropped: S
 export function providerWeights(providers: readonly SimProvider[] | ProviderWeights): [SimProvider, number][] {
   const entries: [string, number][] = Array.isArray(providers) ? providers.map((p) => [p, 1]) : Object.entries(providers as ProviderWeights).map(([p, w]) => [p, w ?? 0]);
   for (const [p, w] of entries) {
-    if (!isSimProvider(p)) throw new Error(`unknown provider "${p}"`);
+    if (!isSimProvider(p)) throw new Error(`unknown provider "${p}" (known: ${SIM_PROVIDERS.join(", ")})`);
     if (!(Number.isFinite(w) && w > 0)) throw new Error(`provider ${p}: weight must be a positive number, got ${w}`);
   }
   if (entries.length === 0) throw new Error("name at least one provider");
   return entries as [SimProvider, number][];
+}
+
+/** "stripe,adyen" (drawn equally) or "stripe=4,adyen=1" (weighted), as the CLIs take it; throws naming what is wrong. */
+export function providersFromText(text: string): SimProvider[] | ProviderWeights {
+  const parts = text.split(",").map((p) => p.trim()).filter(Boolean);
+  const weighted = parts.some((p) => p.includes("="));
+  const entries = parts.map((p) => {
+    const [name, weight] = p.split("=");
+    return [name!.trim(), weighted ? Number(weight ?? 1) : 1] as const;
+  });
+  const result = weighted ? Object.fromEntries(entries) : entries.map(([name]) => name);
+  providerWeights(result as SimProvider[] | ProviderWeights);
+  return result as SimProvider[] | ProviderWeights;
 }
 
 /** Weighted draw; with equal weights it is exactly r.pick, so a list draws as it always did. */

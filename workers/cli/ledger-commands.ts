@@ -1,7 +1,7 @@
 // ledger export and day generate: the replay's inputs and its evidence.
 import path from "node:path";
 import { exportLedger, ledgerCsv, ledgerJson } from "@/lib/ledger-export";
-import { generateDay } from "@/lib/simulator/day";
+import { DEFAULT_PROVIDER_WEIGHTS, generateDay, providersFromText } from "@/lib/simulator/day";
 import { writeDayFile } from "@/lib/simulator/day-file";
 import { UsageError, type Command } from "@/workers/cli/framework";
 import { requireTenant } from "@/workers/cli/setup-commands";
@@ -29,8 +29,8 @@ export const ledgerCommands: Command[] = [
   },
   {
     name: "day generate",
-    summary: "Write a realistic, deterministic day of provider deliveries (ndjson) for npm run replay",
-    options: { events: { type: "string" }, seed: { type: "string" }, out: { type: "string" }, tenants: { type: "string" }, date: { type: "string" } },
+    summary: "Write a realistic, deterministic day of provider deliveries (ndjson) for npm run replay; --providers stripe,adyen (drawn equally) or stripe=4,adyen=1 (weighted), default all six weighted towards Stripe",
+    options: { events: { type: "string" }, seed: { type: "string" }, out: { type: "string" }, tenants: { type: "string" }, date: { type: "string" }, providers: { type: "string" } },
     required: ["events", "out"],
     async run(a) {
       const events = wholeNumber("events", a.events, 1);
@@ -40,12 +40,22 @@ export const ledgerCommands: Command[] = [
       const date = String(a.date ?? "2026-12-01");
       const dayStart = Date.parse(`${date}T00:00:00Z`) / 1000;
       if (!Number.isFinite(dayStart)) throw new UsageError(`--date must be YYYY-MM-DD, got "${date}"`);
-      const day = generateDay({ seed, events, tenants, dayStart });
+      // A list draws each provider equally; name=weight pairs weight them. Default: all six, weighted towards Stripe.
+      let providers;
+      try {
+        providers = a.providers === undefined ? DEFAULT_PROVIDER_WEIGHTS : providersFromText(String(a.providers));
+      } catch (e) {
+        throw new UsageError(`--providers: ${(e as Error).message}; give a comma list (stripe,adyen) or weights (stripe=4,adyen=1)`);
+      }
+      const day = generateDay({ seed, events, tenants, dayStart, providers });
       await writeDayFile(String(a.out), day);
       const notes = new Map<string, number>();
       for (const d of day.deliveries) notes.set(d.note, (notes.get(d.note) ?? 0) + 1);
       console.log(`${day.deliveries.length} deliveries for ${day.movements.length} movements (${tenants.join(", ")}) written to ${path.resolve(String(a.out))}`);
       console.log(`  ${[...notes].map(([k, v]) => `${k} ${v}`).join(", ")}`);
+      const byProvider = new Map<string, number>();
+      for (const m of day.movements) byProvider.set(m.provider, (byProvider.get(m.provider) ?? 0) + 1);
+      console.log(`  movements by provider: ${[...byProvider].map(([k, v]) => `${k} ${v}`).join(", ")}`);
     },
   },
 ];
