@@ -1,13 +1,19 @@
-// The provider simulator: plays Stripe for one tenant. It keeps its own record
-// of the day's money, delivers webhooks to Tally the way real providers do
-// (retrying slow acknowledgements, duplicating, reordering, reformatting, and
-// sometimes never delivering at all), and serves the settlement API and the
-// single-object fetches Tally's Stripe adapter calls.
+// The provider simulator: plays every provider of the day for one tenant. It keeps
+// its own record of the day's money, delivers webhooks to Tally the way real
+// providers do (retrying slow acknowledgements, duplicating, reordering,
+// reformatting, and sometimes never delivering at all), each signed as its
+// provider signs, and serves what Tally's adapters call: Stripe's settlement API
+// and single-object fetches (the one API reconciliation source, lib/recon/sources.ts),
+// Flutterwave's verify endpoint (the worker confirms payments there), and the
+// certificate its PayPal deliveries are signed with (trusted by Tally only under
+// TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES).
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Day, Delivery } from "@/lib/simulator/day";
+import { FlutterwaveAccounts, serveFlutterwaveVerify } from "@/lib/simulator/flutterwave-api";
 import { stripeCharge, stripePaymentIntent, stripeRefund, type SimMovement } from "@/lib/simulator/payloads";
-import { signedHeaders, type TenantSecrets } from "@/lib/simulator/sign";
+import { certificateUrl, servePaypalCertificate, simulatorPaypalCertificate, type PaypalSigning } from "@/lib/simulator/paypal-certificate";
+import { signedDelivery, type TenantSecrets } from "@/lib/simulator/sign";
 
 export type DeliveryReport = {
   deliveries: number;
@@ -15,15 +21,22 @@ export type DeliveryReport = {
   byStatus: Record<string, number>;
   /** Redelivered because Tally's acknowledgement was slower than the provider's timeout. */
   slowAckRetries: number;
-  /** Movements never delivered: reconciliation must find every one. */
+  /** Stripe movements never delivered: reconciliation through this simulator must find every one. */
   dropped: string[];
+  /** Other providers' movements never delivered (provider:reference): no API here settles them; only a report would show them. */
+  droppedElsewhere: string[];
   /** Deliveries beyond the first for a movement (retries, reformatted copies, second event types). */
   duplicates: number;
 };
 
 export type Simulator = {
   url: string;
+  /** Stripe's API key (settings.apiKey of the stripe endpoint). */
   apiKey: string;
+  /** Flutterwave's secret key (settings.secretKey of the flutterwave endpoint; settings.apiBaseUrl is url). */
+  flutterwaveKey: string;
+  /** Where the certificate of its PayPal deliveries is served: Tally must trust this URL's prefix. */
+  paypalCertUrl: string;
   /** The Stripe movements it settled for the tenant (dropped ones included: the provider settled them). */
   movements: SimMovement[];
   deliver(target: string, secrets: TenantSecrets, options?: { concurrency?: number; ackTimeoutMs?: number; maxAttempts?: number }): Promise<DeliveryReport>;
@@ -48,8 +61,11 @@ function balanceTransactions(movements: SimMovement[]): BalanceTransaction[] {
   return lines.sort((a, b) => a.created - b.created || a.id.localeCompare(b.id));
 }
 
-export async function startSimulator(o: { day: Day; tenant: string; apiKey?: string; port?: number }): Promise<Simulator> {
+export async function startSimulator(o: { day: Day; tenant: string; apiKey?: string; flutterwaveKey?: string; port?: number }): Promise<Simulator> {
   const apiKey = o.apiKey ?? "sk_test_simulator";
+  const flutterwaveKey = o.flutterwaveKey ?? "FLWSECK_TEST-simulator-X";
+  const flutterwave = new FlutterwaveAccounts().add(flutterwaveKey, o.day.movements.filter((m) => m.tenant === o.tenant));
+  let paypal: PaypalSigning | null = null;
   const movements = o.day.movements.filter((m) => m.tenant === o.tenant && m.provider === "stripe");
   const byReference = new Map(movements.map((m) => [m.reference, m]));
   const byCharge = new Map(movements.filter((m) => m.chargeId).map((m) => [m.chargeId!, m]));
@@ -58,6 +74,8 @@ export async function startSimulator(o: { day: Day; tenant: string; apiKey?: str
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://sim");
     const send = (status: number, body: unknown) => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+    if (paypal && servePaypalCertificate(req, res, paypal.certUrl)) return;
+    if (serveFlutterwaveVerify(req, res, flutterwave)) return;
     if (req.headers.authorization !== `Bearer ${apiKey}`) return send(401, { error: { type: "invalid_request_error", message: "Invalid API Key provided" } });
     if (url.pathname === "/v1/balance_transactions") {
       const gte = Number(url.searchParams.get("created[gte]") ?? 0);
@@ -86,9 +104,13 @@ export async function startSimulator(o: { day: Day; tenant: string; apiKey?: str
   });
   await new Promise<void>((resolve) => server.listen(o.port ?? 0, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const signing: PaypalSigning = { privateKey: simulatorPaypalCertificate().privateKey, certUrl: certificateUrl(`${url}/v1/notifications/certs/`) };
+  paypal = signing;
 
   const post = async (target: string, d: Delivery, secrets: TenantSecrets, timeoutMs: number) => {
-    const response = await fetch(`${target}/api/webhooks/${d.tenant}/${d.provider}`, { method: "POST", headers: signedHeaders(d, secrets), body: d.body, signal: AbortSignal.timeout(timeoutMs) });
+    // Signed per attempt: signatures carry the time they were made.
+    const signed = signedDelivery(d, secrets, { paypal: signing });
+    const response = await fetch(`${target}/api/webhooks/${d.tenant}/${d.provider}`, { method: "POST", headers: signed.headers, body: signed.body, signal: AbortSignal.timeout(timeoutMs) });
     await response.arrayBuffer();
     return response.status;
   };
@@ -96,16 +118,31 @@ export async function startSimulator(o: { day: Day; tenant: string; apiKey?: str
   return {
     url,
     apiKey,
+    flutterwaveKey,
+    paypalCertUrl: signing.certUrl,
     movements,
     async deliver(target, secrets, options = {}) {
       const { concurrency = 8, ackTimeoutMs = 5000, maxAttempts = 4 } = options;
       const mine = o.day.deliveries.filter((d) => d.tenant === o.tenant);
-      const report: DeliveryReport = { deliveries: mine.length, attempts: 0, byStatus: {}, slowAckRetries: 0, dropped: o.day.dropped.filter((m) => m.tenant === o.tenant && m.provider === "stripe").map((m) => m.reference), duplicates: 0 };
+      const unsigned = [...new Set(mine.map((d) => d.provider))].filter((p) => secrets[p] === undefined);
+      if (unsigned.length > 0) throw new Error(`no secret for ${unsigned.join(", ")}: the simulator signs each provider's deliveries with the tenant's own secret`);
+      const droppedHere = o.day.dropped.filter((m) => m.tenant === o.tenant);
+      const report: DeliveryReport = {
+        deliveries: mine.length,
+        attempts: 0,
+        byStatus: {},
+        slowAckRetries: 0,
+        dropped: droppedHere.filter((m) => m.provider === "stripe").map((m) => m.reference),
+        droppedElsewhere: droppedHere.filter((m) => m.provider !== "stripe").map((m) => `${m.provider}:${m.reference}`),
+        duplicates: 0,
+      };
       const firsts = new Set<string>();
       for (const d of mine) {
-        if (d.reference && (d.note === "first" || d.note === "second-type" || d.note === "retry" || d.note === "reformatted")) {
-          if (firsts.has(`${d.provider}:${d.reference}`)) report.duplicates++;
-          else firsts.add(`${d.provider}:${d.reference}`);
+        if (d.note === "first" || d.note === "second-type" || d.note === "retry" || d.note === "reformatted") {
+          for (const reference of d.references ?? (d.reference ? [d.reference] : [])) {
+            if (firsts.has(`${d.provider}:${reference}`)) report.duplicates++;
+            else firsts.add(`${d.provider}:${reference}`);
+          }
         }
       }
       const queue = [...mine];
@@ -128,7 +165,7 @@ export async function startSimulator(o: { day: Day; tenant: string; apiKey?: str
       return report;
     },
     async redeliver(target, secrets, reference) {
-      const d = o.day.deliveries.find((x) => x.reference === reference) ?? null;
+      const d = o.day.deliveries.find((x) => x.tenant === o.tenant && x.signature === "valid" && (x.reference === reference || x.references?.includes(reference))) ?? null;
       const m = byReference.get(reference);
       if (d) return post(target, d, secrets, 5000);
       if (!m) throw new Error(`the simulator has no movement ${reference}`);
