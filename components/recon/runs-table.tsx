@@ -60,12 +60,13 @@ export function RunsTable({ tenant, before, initial }: { tenant: string; before:
           <p>Start one above against the provider&apos;s settlement API, or upload a settlement report. The worker also runs one every day at the scheduled time for each provider with an API key.</p>
         </div>
       ) : (
+        <div className="table-scroll">
         <table className="table" data-testid="runs-table">
           <caption className="visually-hidden">Reconciliation runs, newest first</caption>
           <thead>
             <tr>
               <th scope="col">Run</th><th scope="col">Window (UTC)</th><th scope="col">Source</th><th scope="col">Started by</th>
-              <th scope="col" className="num">Matched</th><th scope="col" className="num">Theirs, not ours</th><th scope="col" className="num">Ours, not theirs</th><th scope="col" className="num">Mismatch</th>
+              <th scope="col" className="num">Matched</th><th scope="col" className="num"><abbr title="theirs, not ours: settled by the provider, never received">Theirs only</abbr></th><th scope="col" className="num"><abbr title="ours, not theirs: posted by us, unknown to the provider">Ours only</abbr></th><th scope="col" className="num">Mismatch</th>
               <th scope="col" className="num">Took</th><th scope="col">Outcome</th>
             </tr>
           </thead>
@@ -81,7 +82,7 @@ export function RunsTable({ tenant, before, initial }: { tenant: string; before:
                 <td className="num">{r.status === "FAILED" ? "—" : r.oursNotTheirs}</td>
                 <td className="num">{r.status === "FAILED" ? "—" : r.mismatched}</td>
                 <td className="num">{r.durationMs === null ? "—" : r.durationMs < 1000 ? `${r.durationMs} ms` : duration(r.durationMs)}</td>
-                <td>
+                <td className="outcome">
                   <span className={r.status === "FAILED" ? "tone-bad" : r.status === "RUNNING" ? "tone-warn" : "tone-good"}>{r.status.toLowerCase()}</span>
                   {r.silenceAlert && <div className="small tone-bad">webhook silence</div>}
                   {r.error && <div className="small error">{r.error}</div>}
@@ -90,6 +91,7 @@ export function RunsTable({ tenant, before, initial }: { tenant: string; before:
             ))}
           </tbody>
         </table>
+        </div>
       )}
       {data.nextBefore && <nav aria-label="Pages" className="pager"><Link href={`/t/${tenant}/reconciliation?before=${data.nextBefore}`}>Older runs →</Link></nav>}
     </>
