@@ -21,6 +21,9 @@ if (!process.env.TALLY_E2E_DIR) {
   process.env.TALLY_E2E_PORT = String(freePort());
   process.env.TALLY_E2E_PG_PORT = String(freePort());
   process.env.TALLY_E2E_SIM_PORT = String(freePort());
+  // The replay spec plays PayPal too; its certificate is served by the replay on
+  // this loopback port, which the product under test is told to trust.
+  process.env.TALLY_E2E_CERT_PREFIX = `http://127.0.0.1:${freePort()}/`;
 }
 // The product's own embedded database, not whatever DATABASE_URL points at.
 delete process.env.DATABASE_URL;
@@ -57,6 +60,8 @@ export default defineConfig({
       TALLY_DATA_DIR: path.join(process.env.TALLY_E2E_DIR!, "pg"),
       TALLY_PG_PORT: process.env.TALLY_E2E_PG_PORT!,
       TALLY_DEMO_SIM_PORT: process.env.TALLY_E2E_SIM_PORT!,
+      TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES: process.env.TALLY_E2E_CERT_PREFIX!,
+      TALLY_ALLOW_INSECURE_SIMULATORS: "1",
       PORT: port,
       NEXT_TELEMETRY_DISABLED: "1",
     },

@@ -11,7 +11,7 @@ import { baseURL, unique } from "./support";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "tally-e2e-replay-"));
 // The product under test runs its embedded PostgreSQL on this port; the CLI finds it there.
-const env = { ...process.env, TALLY_PG_PORT: process.env.TALLY_E2E_PG_PORT! };
+const env = { ...process.env, TALLY_PG_PORT: process.env.TALLY_E2E_PG_PORT!, TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES: process.env.TALLY_E2E_CERT_PREFIX! };
 
 function run(script: string, args: string[]) {
   const r = spawnSync(process.execPath, ["--import", "tsx", script, ...args], { env, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
