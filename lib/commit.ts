@@ -7,7 +7,7 @@ import { failClaim, parseRaw, releaseClaim, type OwnedClaim } from "@/lib/claim"
 import { config } from "@/lib/config";
 import { pauseIfFaultAt } from "@/lib/fault";
 import { Prisma, prisma, type Tx } from "@/lib/db";
-import { clearingAccountCode, customerAccountCode, ensureAccount, UNALLOCATED_ACCOUNT, writePosting } from "@/lib/ledger";
+import { assertBalanced, clearingAccountCode, customerAccountCode, ensureAccount, UNALLOCATED_ACCOUNT } from "@/lib/ledger";
 import { adapterFor } from "@/lib/providers";
 import type { Movement } from "@/lib/providers/types";
 import { OUTBOX_CHANNEL, wake } from "@/lib/wake";
@@ -90,11 +90,6 @@ export async function commitClaim(claim: OwnedClaim): Promise<CommitOutcome> {
   try {
     const result = await prisma.$transaction(
       async (tx) => {
-        const fenced = await tx.$executeRaw(Prisma.sql`
-          UPDATE processed_events SET status = 'DONE', done_at = now(), last_error = NULL, retry_at = NULL
-          WHERE id = ${claim.claimId} AND claim_version = ${claim.version} AND status = 'CLAIMED' AND claimed_at IS NOT NULL`);
-        if (fenced === 0) throw new Abort({ kind: "fenced" });
-
         let customer: string;
         if (movement.account) customer = customerAccountCode(movement.account);
         else if (movement.kind === "PAYMENT") customer = UNALLOCATED_ACCOUNT;
@@ -107,32 +102,11 @@ export async function commitClaim(claim: OwnedClaim): Promise<CommitOutcome> {
         const clearingId = await ensureAccount(tx, claim.tenantId, clearingAccountCode(claim.provider), "PROVIDER_CLEARING");
         // A payment: the provider owes us (debit clearing), we owe the customer (credit customer). A refund reverses it.
         const sign = movement.kind === "PAYMENT" ? 1n : -1n;
-        const postingId = await writePosting(tx, {
-          tenantId: claim.tenantId,
-          kind: movement.kind,
-          processedEventId: claim.claimId,
-          provider: claim.provider,
-          providerReference: movement.reference,
-          description: movement.description,
-          occurredAt: movement.occurredAt,
-          legs: [
-            { accountId: clearingId, amount: sign * movement.amount, currency: movement.currency },
-            { accountId: customerId, amount: -sign * movement.amount, currency: movement.currency },
-          ],
-        });
-
-        await pauseIfFaultAt("after-ledger-write");
-
-        if (claim.movementsInEvent !== 1) {
-          // Lock the raw event before counting its unfinished claims, so two claims of
-          // one event committing at once cannot both think the other is unfinished.
-          await tx.$queryRaw(Prisma.sql`SELECT id FROM raw_events WHERE id = ${claim.rawEventId} FOR UPDATE`);
-        }
-        await tx.$executeRaw(Prisma.sql`
-          UPDATE raw_events SET status = 'DONE', processed_at = now()
-          WHERE id = ${claim.rawEventId} AND status = 'CLAIMED'
-            AND NOT EXISTS (SELECT 1 FROM processed_events WHERE raw_event_id = ${claim.rawEventId} AND status <> 'DONE')`);
-
+        const legs = [
+          { accountId: clearingId, amount: sign * movement.amount, currency: movement.currency },
+          { accountId: customerId, amount: -sign * movement.amount, currency: movement.currency },
+        ];
+        assertBalanced(legs);
         const payload = {
           kind: movement.kind,
           provider: claim.provider,
@@ -142,9 +116,50 @@ export async function commitClaim(claim: OwnedClaim): Promise<CommitOutcome> {
           currency: movement.currency,
           occurredAt: movement.occurredAt.toISOString(),
         };
-        const [outbox] = await tx.$queryRaw<{ id: bigint }[]>(Prisma.sql`
-          INSERT INTO outbox (tenant_id, kind, posting_id, payload) VALUES (${claim.tenantId}::uuid, 'receipt', ${postingId}, ${JSON.stringify(payload)}::jsonb) RETURNING id`);
-        return { postingId, outboxId: outbox!.id };
+        const alone = claim.movementsInEvent === 1;
+        // One statement, so the whole effect costs one round trip: every part hangs
+        // off the fenced claim, and writes nothing if the token is no longer current.
+        const [written] = await tx.$queryRaw<{ posting_id: bigint; outbox_id: bigint }[]>(Prisma.sql`
+          WITH fence AS (
+            UPDATE processed_events SET status = 'DONE', done_at = now(), last_error = NULL, retry_at = NULL
+            WHERE id = ${claim.claimId} AND claim_version = ${claim.version} AND status = 'CLAIMED' AND claimed_at IS NOT NULL
+            RETURNING id),
+          posting AS (
+            INSERT INTO postings (tenant_id, kind, processed_event_id, provider, provider_reference, description, occurred_at)
+            SELECT ${claim.tenantId}::uuid, ${movement.kind}::"PostingKind", fence.id, ${claim.provider}::"Provider", ${movement.reference}, ${movement.description}, ${movement.occurredAt}
+            FROM fence RETURNING id),
+          entries AS (
+            INSERT INTO ledger_entries (posting_id, account_id, amount, currency)
+            SELECT posting.id, l.account, l.amount, l.currency FROM posting,
+              unnest(${legs.map((l) => l.accountId.toString())}::bigint[], ${legs.map((l) => l.amount.toString())}::bigint[], ${legs.map((l) => l.currency)}::text[]) AS l(account, amount, currency)),
+          moved AS (
+            INSERT INTO balances (account_id, currency, amount, updated_at)
+            SELECT l.account, l.currency, l.amount, now() FROM posting,
+              unnest(${legs.map((l) => l.accountId.toString())}::bigint[], ${legs.map((l) => l.amount.toString())}::bigint[], ${legs.map((l) => l.currency)}::text[]) AS l(account, amount, currency)
+            ORDER BY l.account, l.currency
+            ON CONFLICT (account_id, currency) DO UPDATE SET amount = balances.amount + EXCLUDED.amount, updated_at = now()),
+          raw AS (
+            UPDATE raw_events SET status = 'DONE', processed_at = now()
+            WHERE ${alone} AND id = ${claim.rawEventId} AND status = 'CLAIMED' AND EXISTS (SELECT 1 FROM fence)),
+          outbox AS (
+            INSERT INTO outbox (tenant_id, kind, posting_id, payload)
+            SELECT ${claim.tenantId}::uuid, 'receipt', posting.id, ${JSON.stringify(payload)}::jsonb FROM posting RETURNING id)
+          SELECT posting.id AS posting_id, outbox.id AS outbox_id FROM posting, outbox`);
+        if (!written) throw new Abort({ kind: "fenced" });
+
+        await pauseIfFaultAt("after-ledger-write");
+
+        if (!alone) {
+          // Several movements in one event (an Adyen batch): lock the event before
+          // counting its unfinished claims, so two of them committing at once cannot
+          // both think the other is unfinished.
+          await tx.$queryRaw(Prisma.sql`SELECT id FROM raw_events WHERE id = ${claim.rawEventId} FOR UPDATE`);
+          await tx.$executeRaw(Prisma.sql`
+            UPDATE raw_events SET status = 'DONE', processed_at = now()
+            WHERE id = ${claim.rawEventId} AND status = 'CLAIMED'
+              AND NOT EXISTS (SELECT 1 FROM processed_events WHERE raw_event_id = ${claim.rawEventId} AND status <> 'DONE')`);
+        }
+        return { postingId: written.posting_id, outboxId: written.outbox_id };
       },
       { maxWait: 10_000, timeout: 60_000 },
     );

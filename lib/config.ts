@@ -42,7 +42,9 @@ const schema = z.object({
 
   /// Worker.
   TALLY_WORKER_POLL_MS: int(1000),
-  TALLY_WORKER_BATCH: int(10),
+  TALLY_WORKER_BATCH: int(25),
+  /// Claims of a batch committed side by side (each its own transaction).
+  TALLY_WORKER_COMMIT_CONCURRENCY: int(4),
   TALLY_SWEEP_INTERVAL_MS: int(120_000),
   TALLY_STALE_CLAIM_MS: int(300_000),
   TALLY_MAX_ATTEMPTS: int(10),

@@ -21,17 +21,26 @@ export async function dispatchOutbox(transport: ReceiptTransport, batchSize = co
       ORDER BY id LIMIT ${batchSize} FOR UPDATE SKIP LOCKED)
     RETURNING id, tenant_id, payload, attempts`);
   const result: DispatchResult = { leased: rows.length, sent: 0, failed: 0 };
-  for (const row of rows) {
-    try {
-      await transport.send({ outboxId: row.id, tenantId: row.tenant_id, payload: row.payload });
-      await prisma.$executeRaw(Prisma.sql`UPDATE outbox SET sent_at = now(), last_error = NULL WHERE id = ${row.id} AND sent_at IS NULL`);
-      result.sent++;
-    } catch (error) {
-      result.failed++;
-      const message = error instanceof Error ? error.message : String(error);
-      await prisma.$executeRaw(Prisma.sql`
-        UPDATE outbox SET last_error = ${message}, available_at = now() + ${outboxBackoffMs(row.attempts)} * interval '1 millisecond'
-        WHERE id = ${row.id} AND sent_at IS NULL`);
+  const sent: bigint[] = [];
+  try {
+    for (const row of rows) {
+      try {
+        await transport.send({ outboxId: row.id, tenantId: row.tenant_id, payload: row.payload });
+        sent.push(row.id);
+      } catch (error) {
+        result.failed++;
+        const message = error instanceof Error ? error.message : String(error);
+        await prisma.$executeRaw(Prisma.sql`
+          UPDATE outbox SET last_error = ${message}, available_at = now() + ${outboxBackoffMs(row.attempts)} * interval '1 millisecond'
+          WHERE id = ${row.id} AND sent_at IS NULL`);
+      }
+    }
+  } finally {
+    // The batch's deliveries are recorded together: one write, not one per receipt.
+    // A crash before it only means those receipts go out again, under the same ids.
+    if (sent.length) {
+      await prisma.$executeRaw(Prisma.sql`UPDATE outbox SET sent_at = now(), last_error = NULL WHERE id = ANY(${sent.map(String)}::bigint[]) AND sent_at IS NULL`);
+      result.sent = sent.length;
     }
   }
   return result;

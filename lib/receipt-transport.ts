@@ -1,6 +1,6 @@
 // How receipts leave Tally. Every delivery carries the outbox id as its
 // idempotency key: delivery is at least once, so the receiving side drops repeats.
-import { appendFile, mkdir } from "node:fs/promises";
+import { mkdir, open, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { config } from "@/lib/config";
 
@@ -15,15 +15,14 @@ export const idempotencyKeyOf = (r: Receipt) => `tally-outbox-${r.outboxId}`;
 
 /** One JSON line per delivery: the embedded default, and what tests count. */
 export function fileTransport(file: string): ReceiptTransport {
-  let ready: Promise<unknown> | undefined;
+  let handle: Promise<FileHandle> | undefined;
   return {
     name: `file:${file}`,
     async send(r) {
-      ready ??= mkdir(path.dirname(file), { recursive: true });
-      await ready;
+      handle ??= mkdir(path.dirname(file), { recursive: true }).then(() => open(file, "a"));
       const line = JSON.stringify({ idempotencyKey: idempotencyKeyOf(r), outboxId: r.outboxId.toString(), tenantId: r.tenantId, deliveredAt: new Date().toISOString(), ...r.payload });
-      // One write() per line with O_APPEND: lines from several workers never interleave.
-      await appendFile(file, line + "\n", { flag: "a" });
+      // One write() per line on an O_APPEND descriptor: lines from several workers never interleave.
+      await (await handle).write(line + "\n");
     },
   };
 }

@@ -92,7 +92,7 @@ describe("the worker", () => {
       expect((await deliver(webhookRequest(tenant.slug, "standard", body, standardHeaders(body, tenant.standardSecret)))).status).toBe(200);
     }
     await drain();
-    expect(await prisma.rawEvent.findMany({ where: { tenantId: tenant.id, provider: "standard" }, select: { status: true, lastError: true } })).toEqual([{ status: "DONE", lastError: null }, { status: "DUPLICATE", lastError: null }]);
+    expect(await prisma.rawEvent.findMany({ where: { tenantId: tenant.id, provider: "standard" }, select: { status: true, lastError: true }, orderBy: { id: "asc" } })).toEqual([{ status: "DONE", lastError: null }, { status: "DUPLICATE", lastError: null }]);
     expect(await prisma.posting.count({ where: { tenantId: tenant.id, providerReference: p.data.id } })).toBe(1);
     expect(await balanceOf(tenant, "acct_std", "EUR")).toBe(-990n);
   });

@@ -105,8 +105,7 @@ async function commitWithCare(claim: OwnedClaim, log: Log): Promise<void> {
 }
 
 // Claims of a batch are independent (distinct keys), so they commit side by side:
-// most of a commit's time is waiting for the database, not computing.
-const COMMIT_CONCURRENCY = 4;
+// most of a commit's time is waiting for the database (its WAL flush), not computing.
 
 async function inParallel<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
@@ -121,14 +120,14 @@ export async function processOnce(log: Log = jsonLog): Promise<number> {
   let work = 0;
   const released = await takeReleasedClaims();
   work += released.length;
-  await inParallel(released, COMMIT_CONCURRENCY, (claim) => commitWithCare(claim, log));
+  await inParallel(released, config().TALLY_WORKER_COMMIT_CONCURRENCY, (claim) => commitWithCare(claim, log));
   const picked = await pickUpReceived();
   work += picked.picked;
   if (picked.claims.length > 0) await pauseIfFaultAt("after-claim");
   if (picked.duplicates) m.duplicates.inc(picked.duplicates);
   if (picked.ignored) m.ignored.inc(picked.ignored);
   if (picked.failed) m.failures.inc({ stage: "parse" }, picked.failed);
-  await inParallel(picked.claims, COMMIT_CONCURRENCY, (claim) => commitWithCare(claim, log));
+  await inParallel(picked.claims, config().TALLY_WORKER_COMMIT_CONCURRENCY, (claim) => commitWithCare(claim, log));
   return work;
 }
 
