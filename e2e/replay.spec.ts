@@ -1,7 +1,8 @@
 // "The test that proves it works", small: a generated day replayed three times
-// over real HTTP into the running product while worker processes are SIGKILLed
-// at random. And the proof that the replay can fail: with the claim disabled by
-// a fault flag, it must report a difference.
+// over real HTTP into the running product (npm start's own worker takes part)
+// while the replay's worker processes are SIGKILLed at random. Its self-test
+// (the claim disabled by a fault flag must fail it) is in lib/replay.test.ts,
+// where no correct worker can take the events instead of the faulty ones.
 import { spawnSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import os from "node:os";
@@ -32,15 +33,4 @@ test("a day replayed three times in random orders, with workers killed at random
   const kills = [...r.out.matchAll(/^run \d+: .*kills (\d+),/gm)].map((m) => Number(m[1]));
   expect(kills).toHaveLength(3);
   expect(kills.reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
-});
-
-test("with the claim disabled by a fault flag, the replay reports the double credits and fails", async () => {
-  test.setTimeout(10 * 60_000);
-  const file = path.join(dir, "faulty.ndjson");
-  expect(run("workers/tally.ts", ["day", "generate", "--events", "400", "--seed", "12", "--out", file]).code).toBe(0);
-  const r = run("workers/replay.ts", ["--file", file, "--target", baseURL(), "--runs", "2", "--kill-every", "none", "--workers", "2", "--prefix", unique("rf"), "--fault-disable-claim"]);
-  expect(r.code, r.out).toBe(1);
-  expect(r.out).toContain("VERDICT: DIFFERENT");
-  expect(r.out).toMatch(/run 1: \d+ customer balance\(s\) differ from the day's truth/);
-  expect(r.out).toMatch(/run 2: ledger differs from run 1 .* posted more than once/);
 });
