@@ -54,7 +54,7 @@ async function fill(url: string, tenantId: string): Promise<number> {
       FROM generate_series($2::int, $3::int) g RETURNING id`, [tenantId, from, to]);
     const first = ids.rows[0].id;
     await c.query(`INSERT INTO processed_events (idempotency_key, tenant_id, provider, provider_reference, raw_event_id, status, claimed_at, done_at)
-      SELECT $1 || ':stripe:pi_hist_' || g, $1, 'stripe', 'pi_hist_' || g, $2::bigint + (g - $3::int), 'DONE', now(), now() FROM generate_series($3::int, $4::int) g`, [tenantId, first, from, to]);
+      SELECT $1::text || ':stripe:pi_hist_' || g, $1::uuid, 'stripe', 'pi_hist_' || g, $2::bigint + (g - $3::int), 'DONE', now(), now() FROM generate_series($3::int, $4::int) g`, [tenantId, first, from, to]);
     await c.query("COMMIT");
     process.stdout.write(`\r  filled ${to.toLocaleString()} / ${ROWS.toLocaleString()} rows (${fmt((performance.now() - started) / 1000, 0)} s)`);
   }
@@ -77,7 +77,7 @@ async function plans(url: string, tenantId: string): Promise<Record<string, stri
   const out = {
     "ingest INSERT": await explain(`INSERT INTO raw_events (tenant_id, provider, source, raw_body, headers, delivery_id) VALUES ($1, 'stripe', 'WEBHOOK', $2, '{}', NULL) RETURNING id`, [tenantId, Buffer.from("{}")]),
     "pick-up SELECT … FOR UPDATE SKIP LOCKED": await explain(`SELECT id, tenant_id, provider, raw_body, received_at FROM raw_events WHERE status = 'RECEIVED' ORDER BY id LIMIT 10 FOR UPDATE SKIP LOCKED`, []),
-    "claim INSERT … ON CONFLICT DO NOTHING": await explain(`INSERT INTO processed_events (idempotency_key, tenant_id, provider, provider_reference, raw_event_id) VALUES ($1 || ':stripe:pi_hist_5', $1, 'stripe', 'pi_hist_5', 1) ON CONFLICT (idempotency_key) DO NOTHING RETURNING id`, [tenantId]),
+    "claim INSERT … ON CONFLICT DO NOTHING": await explain(`INSERT INTO processed_events (idempotency_key, tenant_id, provider, provider_reference, raw_event_id) VALUES ($1::text || ':stripe:pi_hist_5', $1::uuid, 'stripe', 'pi_hist_5', (SELECT min(id) FROM raw_events)) ON CONFLICT (idempotency_key) DO NOTHING RETURNING id`, [tenantId]),
     "sweep: stale claims": await explain(`SELECT id FROM processed_events WHERE status = 'CLAIMED' AND claimed_at < now() - interval '5 minutes' FOR UPDATE SKIP LOCKED`, []),
     "released claims": await explain(`SELECT id FROM processed_events WHERE status = 'CLAIMED' AND claimed_at IS NULL AND (retry_at IS NULL OR retry_at <= now()) ORDER BY id LIMIT 10 FOR UPDATE SKIP LOCKED`, []),
   };
@@ -102,7 +102,7 @@ async function main() {
     const ackFull = await ackLatency(app.base);
     const claimFull = await claimLatency(url, tenantId);
     await app.stop();
-    console.log(`${(ROWS / 1e6).toFixed(0)}M rows: ack p50 ${fmt(ackFull.p50)} ms  p99 ${fmt(ackFull.p99)} ms  ${fmt(ackFull.throughput, 0)} req/s   claim mean ${fmt(claimFull.mean)} ms  p50 ${fmt(claimFull.p50)} ms  p99 ${fmt(claimFull.p99)} ms`);
+    console.log(`${ROWS.toLocaleString()} rows: ack p50 ${fmt(ackFull.p50)} ms  p99 ${fmt(ackFull.p99)} ms  ${fmt(ackFull.throughput, 0)} req/s   claim mean ${fmt(claimFull.mean)} ms  p50 ${fmt(claimFull.p50)} ms  p99 ${fmt(claimFull.p99)} ms`);
     const ratios = { ackP50: ackFull.p50 / ackEmpty.p50, ackP99: ackFull.p99 / ackEmpty.p99, claimMean: claimFull.mean / claimEmpty.mean, claimP50: claimFull.p50 / claimEmpty.p50 };
     console.log(`ratios full/empty: ack p50 ${fmt(ratios.ackP50, 2)}x, ack p99 ${fmt(ratios.ackP99, 2)}x, claim mean ${fmt(ratios.claimMean, 2)}x, claim p50 ${fmt(ratios.claimP50, 2)}x\n`);
     const explained = await plans(url, tenantId);

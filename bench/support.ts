@@ -17,7 +17,7 @@ export async function benchDatabase(): Promise<BenchDatabase> {
   if (!adminUrl) {
     const dir = mkdtempSync(path.join(os.tmpdir(), "tally-bench-"));
     chmodSync(dir, 0o755);
-    server = await startEmbeddedPostgres({ dataDir: path.join(dir, "pg"), port: 30000 + Math.floor(Math.random() * 10000) });
+    server = await startEmbeddedPostgres({ dataDir: path.join(dir, "pg"), port: 30000 + Math.floor(Math.random() * 10000), log: process.env.BENCH_PG_LOG ? (l) => console.log(`[pg] ${l}`) : undefined });
     adminUrl = server.url("postgres");
   }
   const url = (db: string) => Object.assign(new URL(adminUrl!), { pathname: `/${db}` }).toString();
