@@ -4,8 +4,8 @@
 // API shapes it. The worker asks it before crediting a Flutterwave payment
 // (lib/providers/flutterwave/confirm.ts); plain http to this machine is allowed there.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { flutterwaveAmount, flutterwaveTxRef } from "@/lib/simulator/providers/flutterwave";
-import { isoMillis, type SimMovement } from "@/lib/simulator/script";
+import { flutterwaveAmount, flutterwaveTransaction } from "@/lib/simulator/providers/flutterwave";
+import type { SimMovement } from "@/lib/simulator/script";
 
 /** The transactions each secret key may see, by Flutterwave transaction id. */
 export class FlutterwaveAccounts {
@@ -26,32 +26,6 @@ export class FlutterwaveAccounts {
   }
 }
 
-function transaction(m: SimMovement) {
-  const amount = flutterwaveAmount(m);
-  return {
-    id: Number(m.lookupId),
-    tx_ref: flutterwaveTxRef(m),
-    flw_ref: m.reference,
-    device_fingerprint: "a42937f4a73ce8bb8b8df14e63a2df31",
-    amount,
-    currency: m.currency,
-    charged_amount: amount,
-    app_fee: 0,
-    merchant_fee: 0,
-    processor_response: "Approved by Financial Institution",
-    auth_model: "PIN",
-    ip: "197.210.64.96",
-    narration: "CARD Transaction ",
-    status: "successful",
-    payment_type: "card",
-    created_at: isoMillis(m.created),
-    account_id: 17_321,
-    meta: { account: m.account },
-    amount_settled: amount,
-    customer: { id: 215_000_000 + (Number(m.lookupId) % 100_000), email: `${m.account}@example.com` },
-  };
-}
-
 /** Answers the verify endpoint; false when the request is for something else. */
 export function serveFlutterwaveVerify(req: IncomingMessage, res: ServerResponse, accounts: FlutterwaveAccounts): boolean {
   const match = /^\/v3\/transactions\/([^/]+)\/verify$/.exec(new URL(req.url ?? "/", "http://sim").pathname);
@@ -61,6 +35,6 @@ export function serveFlutterwaveVerify(req: IncomingMessage, res: ServerResponse
   const found = accounts.lookup(key, decodeURIComponent(match[1]!));
   if (found === "unknown_key") return send(401, { status: "error", message: "Invalid authorization key", data: null }), true;
   if (found === "not_found") return send(400, { status: "error", message: "No transaction was found for this id", data: null }), true;
-  send(200, { status: "success", message: "Transaction fetched successfully", data: transaction(found) });
+  send(200, { status: "success", message: "Transaction fetched successfully", data: { ...flutterwaveTransaction(found), amount_settled: flutterwaveAmount(found) } });
   return true;
 }

@@ -20,34 +20,35 @@ const MIX: CurrencyMix = [
 export const flutterwaveAmount = (m: Pick<SimMovement, "amount" | "currency">) => Number(toDecimalText(BigInt(m.amount), m.currency));
 export const flutterwaveTxRef = (m: Pick<SimMovement, "lookupId">) => `tally-sim-${m.lookupId}`;
 
-function chargeCompleted(m: SimMovement): object {
+/** The transaction as Flutterwave describes it: the webhook's data, and what its verify API answers. */
+export function flutterwaveTransaction(m: SimMovement) {
   const amount = flutterwaveAmount(m);
   return {
-    event: "charge.completed",
-    data: {
-      id: Number(m.lookupId),
-      tx_ref: flutterwaveTxRef(m),
-      flw_ref: m.reference,
-      device_fingerprint: "a42937f4a73ce8bb8b8df14e63a2df31",
-      amount,
-      currency: m.currency,
-      charged_amount: amount,
-      app_fee: Number(toDecimalText(BigInt(Math.ceil(m.amount * 0.014)), m.currency)),
-      merchant_fee: 0,
-      processor_response: "Approved by Financial Institution",
-      auth_model: "PIN",
-      ip: "197.210.64.96",
-      narration: "CARD Transaction ",
-      status: "successful",
-      payment_type: "card",
-      created_at: isoMillis(m.created),
-      account_id: 17_321,
-      meta: { account: m.account },
-      customer: { id: 215_000_000 + Number(m.lookupId) % 100_000, name: "Sim Customer", phone_number: null, email: `${m.account}@example.com`, created_at: isoMillis(m.created - 30) },
-      card: { first_6digits: "553188", last_4digits: "2950", issuer: "MASTERCARD  CREDIT", country: "NG", type: "MASTERCARD", expiry: "09/32" },
-    },
-    "event.type": "CARD_TRANSACTION",
+    id: Number(m.lookupId),
+    tx_ref: flutterwaveTxRef(m),
+    flw_ref: m.reference,
+    device_fingerprint: "a42937f4a73ce8bb8b8df14e63a2df31",
+    amount,
+    currency: m.currency,
+    charged_amount: amount,
+    app_fee: Number(toDecimalText(BigInt(Math.ceil(m.amount * 0.014)), m.currency)),
+    merchant_fee: 0,
+    processor_response: "Approved by Financial Institution",
+    auth_model: "PIN",
+    ip: "197.210.64.96",
+    narration: "CARD Transaction ",
+    status: "successful",
+    payment_type: "card",
+    created_at: isoMillis(m.created),
+    account_id: 17_321,
+    meta: { account: m.account },
+    customer: { id: 215_000_000 + Number(m.lookupId) % 100_000, name: "Sim Customer", phone_number: null, email: `${m.account}@example.com`, created_at: isoMillis(m.created - 30) },
+    card: { first_6digits: "553188", last_4digits: "2950", issuer: "MASTERCARD  CREDIT", country: "NG", type: "MASTERCARD", expiry: "09/32" },
   };
+}
+
+function chargeCompleted(m: SimMovement): object {
+  return { event: "charge.completed", data: flutterwaveTransaction(m), "event.type": "CARD_TRANSACTION" };
 }
 
 export const flutterwaveScript: ProviderScript = {
