@@ -205,6 +205,31 @@ export async function releaseClaim(claim: Pick<OwnedClaim, "claimId" | "version"
   });
 }
 
+/**
+ * Releases a refund until its payment is posted. Waiting is not failing: the
+ * take that found the payment missing is given back (a payment webhook may come
+ * hours late, or only through reconciliation, and the refund must still post),
+ * the payment's commit wakes it through `waiting_for`, and meanwhile it looks
+ * again now and then, less often the longer it has waited. A payment committing
+ * in the very instant of this release can miss the wake; the periodic look
+ * bounds that delay by TALLY_RETRY_MAX_BACKOFF_MS, and nothing is lost.
+ */
+export async function releaseClaimToWait(claim: Pick<OwnedClaim, "claimId" | "version" | "tenantId" | "provider">, reason: string, paymentReference: string): Promise<boolean> {
+  const rows = await prisma.$queryRaw<{ id: bigint }[]>(Prisma.sql`
+    UPDATE processed_events SET
+      claim_version = claim_version + 1,
+      claimed_at = NULL,
+      attempts = GREATEST(attempts - 1, 0),
+      last_error = ${reason},
+      waiting_for = ${paymentReference},
+      retry_at = CASE
+        WHEN EXISTS (SELECT 1 FROM postings WHERE tenant_id = ${claim.tenantId}::uuid AND provider = ${claim.provider}::"Provider" AND provider_reference = ${paymentReference} AND kind = 'PAYMENT') THEN now()
+        ELSE now() + LEAST(${config().TALLY_RETRY_MAX_BACKOFF_MS} * interval '1 millisecond', GREATEST(interval '1 second', (now() - created_at) / 4)) END
+    WHERE id = ${claim.claimId} AND claim_version = ${claim.version} AND status = 'CLAIMED'
+    RETURNING id`);
+  return rows.length > 0;
+}
+
 export async function markRawFailed(tx: Tx, rawEventId: bigint, error: string): Promise<void> {
   await tx.$executeRaw(Prisma.sql`UPDATE raw_events SET status = 'FAILED', last_error = ${error}, processed_at = now() WHERE id = ${rawEventId} AND status = 'CLAIMED'`);
 }

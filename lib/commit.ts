@@ -3,14 +3,14 @@
 // the balanced posting and balance changes are written, the raw event is marked
 // done, and a receipt is queued in the outbox. No network call happens inside.
 import { setTimeout as sleep } from "node:timers/promises";
-import { failClaim, parseRaw, releaseClaim, type OwnedClaim } from "@/lib/claim";
+import { failClaim, parseRaw, releaseClaim, releaseClaimToWait, type OwnedClaim } from "@/lib/claim";
 import { config } from "@/lib/config";
 import { pauseIfFaultAt } from "@/lib/fault";
 import { Prisma, prisma, type Tx } from "@/lib/db";
 import { assertBalanced, clearingAccountCode, customerAccountCode, ensureAccount, UNALLOCATED_ACCOUNT } from "@/lib/ledger";
 import { adapterFor } from "@/lib/providers";
 import type { Movement } from "@/lib/providers/types";
-import { OUTBOX_CHANNEL, wake } from "@/lib/wake";
+import { CLAIMS_CHANNEL, OUTBOX_CHANNEL, wake } from "@/lib/wake";
 
 export type CommitOutcome =
   | { kind: "posted"; postingId: bigint; outboxId: bigint }
@@ -21,7 +21,7 @@ export type CommitOutcome =
 
 /** Rolls the transaction back and says why; not an error, a decision. */
 class Abort extends Error {
-  constructor(readonly outcome: { kind: "fenced" } | { kind: "defer"; reason: string }) {
+  constructor(readonly outcome: { kind: "fenced" } | { kind: "defer"; reason: string; waitingFor?: string }) {
     super(outcome.kind);
   }
 }
@@ -95,7 +95,7 @@ export async function commitClaim(claim: OwnedClaim): Promise<CommitOutcome> {
         else if (movement.kind === "PAYMENT") customer = UNALLOCATED_ACCOUNT;
         else {
           const found = movement.paymentReference ? await accountOfPayment(tx, claim, movement.paymentReference) : null;
-          if (!found) throw new Abort({ kind: "defer", reason: `refund ${movement.reference}: payment ${movement.paymentReference ?? "(not named)"} is not posted yet, so its account is unknown` });
+          if (!found) throw new Abort({ kind: "defer", reason: `refund ${movement.reference}: payment ${movement.paymentReference ?? "(not named)"} is not posted yet, so its account is unknown`, waitingFor: movement.paymentReference });
           customer = found;
         }
         const customerId = await ensureAccount(tx, claim.tenantId, customer, "CUSTOMER");
@@ -117,11 +117,12 @@ export async function commitClaim(claim: OwnedClaim): Promise<CommitOutcome> {
           occurredAt: movement.occurredAt.toISOString(),
         };
         const alone = claim.movementsInEvent === 1;
+        const isPayment = movement.kind === "PAYMENT";
         // One statement, so the whole effect costs one round trip: every part hangs
         // off the fenced claim, and writes nothing if the token is no longer current.
-        const [written] = await tx.$queryRaw<{ posting_id: bigint; outbox_id: bigint }[]>(Prisma.sql`
+        const [written] = await tx.$queryRaw<{ posting_id: bigint; outbox_id: bigint; woken: number }[]>(Prisma.sql`
           WITH fence AS (
-            UPDATE processed_events SET status = 'DONE', done_at = now(), last_error = NULL, retry_at = NULL
+            UPDATE processed_events SET status = 'DONE', done_at = now(), last_error = NULL, retry_at = NULL, waiting_for = NULL
             WHERE id = ${claim.claimId} AND claim_version = ${claim.version} AND status = 'CLAIMED' AND claimed_at IS NOT NULL
             RETURNING id),
           posting AS (
@@ -143,8 +144,14 @@ export async function commitClaim(claim: OwnedClaim): Promise<CommitOutcome> {
             WHERE ${alone} AND id = ${claim.rawEventId} AND status = 'CLAIMED' AND EXISTS (SELECT 1 FROM fence)),
           outbox AS (
             INSERT INTO outbox (tenant_id, kind, posting_id, payload)
-            SELECT ${claim.tenantId}::uuid, 'receipt', posting.id, ${JSON.stringify(payload)}::jsonb FROM posting RETURNING id)
-          SELECT posting.id AS posting_id, outbox.id AS outbox_id FROM posting, outbox`);
+            SELECT ${claim.tenantId}::uuid, 'receipt', posting.id, ${JSON.stringify(payload)}::jsonb FROM posting RETURNING id),
+          -- Refunds that arrived first and wait for this payment may go now.
+          woken AS (
+            UPDATE processed_events SET retry_at = now()
+            WHERE ${isPayment} AND status = 'CLAIMED' AND claimed_at IS NULL AND waiting_for = ${movement.reference}
+              AND tenant_id = ${claim.tenantId}::uuid AND provider = ${claim.provider}::"Provider" AND EXISTS (SELECT 1 FROM fence)
+            RETURNING id)
+          SELECT posting.id AS posting_id, outbox.id AS outbox_id, (SELECT count(*)::int FROM woken) AS woken FROM posting, outbox`);
         if (!written) throw new Abort({ kind: "fenced" });
 
         await pauseIfFaultAt("after-ledger-write");
@@ -159,17 +166,23 @@ export async function commitClaim(claim: OwnedClaim): Promise<CommitOutcome> {
             WHERE id = ${claim.rawEventId} AND status = 'CLAIMED'
               AND NOT EXISTS (SELECT 1 FROM processed_events WHERE raw_event_id = ${claim.rawEventId} AND status <> 'DONE')`);
         }
-        return { postingId: written.posting_id, outboxId: written.outbox_id };
+        return { postingId: written.posting_id, outboxId: written.outbox_id, woken: written.woken };
       },
       { maxWait: 10_000, timeout: 60_000 },
     );
     wake(OUTBOX_CHANNEL);
-    return { kind: "posted", ...result };
+    if (result.woken > 0) wake(CLAIMS_CHANNEL);
+    return { kind: "posted", postingId: result.postingId, outboxId: result.outboxId };
   } catch (error) {
     if (!(error instanceof Abort)) throw error;
     if (error.outcome.kind === "fenced") return { kind: "fenced" };
+    const { reason, waitingFor } = error.outcome;
+    if (waitingFor) {
+      const released = await releaseClaimToWait(claim, reason, waitingFor);
+      return released ? { kind: "deferred", reason, failed: false } : { kind: "fenced" };
+    }
     const attempts = (await prisma.processedEvent.findUnique({ where: { id: claim.claimId }, select: { attempts: true } }))?.attempts ?? 1;
-    const released = await releaseClaim(claim, error.outcome.reason, retryDelayMs(attempts));
-    return released ? { kind: "deferred", reason: error.outcome.reason, failed: released.failed } : { kind: "fenced" };
+    const released = await releaseClaim(claim, reason, retryDelayMs(attempts));
+    return released ? { kind: "deferred", reason, failed: released.failed } : { kind: "fenced" };
   }
 }

@@ -7,7 +7,7 @@ import { metrics } from "@/lib/metrics";
 import { chartSeries, overview } from "@/lib/overview";
 import { reprocessEvent } from "@/lib/reprocess";
 import { listStuck } from "@/lib/stuck-claims";
-import { aStripePayment, aTenant, stripeRequest, type TestTenant } from "@/lib/testing/builders";
+import { aStripePayment, aStripeRefund, aTenant, stripeRequest, type TestTenant } from "@/lib/testing/builders";
 import { drain } from "@/lib/testing/drain";
 import { deliver } from "@/lib/testing/route";
 
@@ -139,5 +139,20 @@ describe("stuck claims", () => {
     expect((await listStuck(tenant.id, STALE)).map((i) => i.kind)).toEqual(["stale_claim", "failed_event"]);
     expect(await reprocessEvent(tenant.id, target.rawEventId, SYSTEM_ACTOR, "again", STALE)).toMatchObject({ ok: false, reason: "nothing_to_do" });
     expect(await prisma.posting.count({ where: { tenantId: tenant.id, providerReference: failed.data.object.id } })).toBe(1);
+  });
+
+  it("lists a refund that has waited past the threshold for its payment, and drops it once the payment posts", async () => {
+    const tenant = await aTenant();
+    const payment = aStripePayment({ amount: 5000n, account: "acct_waits" });
+    const refund = aStripeRefund({ payment: payment.data.object.id, amount: 500 });
+    await deliver(stripeRequest(tenant, refund));
+    await drain();
+    expect(await listStuck(tenant.id, STALE)).toEqual([]); // a fresh wait is normal, not stuck
+    await prisma.$executeRaw(Prisma.sql`UPDATE processed_events SET created_at = now() - interval '10 minutes' WHERE provider_reference = ${refund.data.object.id}`);
+    expect(await listStuck(tenant.id, STALE)).toMatchObject([{ kind: "waiting_claim", reference: refund.data.object.id, lastError: expect.stringContaining(payment.data.object.id) }]);
+    expect((await overview(tenant.id, { days: 30, staleMs: STALE })).stuck).toMatchObject({ waiting_claim: 1, total: 1 });
+    await deliver(stripeRequest(tenant, payment));
+    await drain();
+    expect(await listStuck(tenant.id, STALE)).toEqual([]);
   });
 });

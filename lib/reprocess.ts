@@ -37,7 +37,7 @@ export async function reprocessEvent(tenantId: string, rawEventId: bigint, actor
     }
     const ids = releasable.map((c) => c.id);
     await tx.$executeRaw(Prisma.sql`
-      UPDATE processed_events SET status = 'CLAIMED', claimed_at = NULL, retry_at = NULL, claim_version = claim_version + 1, attempts = 0
+      UPDATE processed_events SET status = 'CLAIMED', claimed_at = NULL, retry_at = NULL, waiting_for = NULL, claim_version = claim_version + 1, attempts = 0
       WHERE id = ANY(${ids.map(String)}::bigint[]) AND status <> 'DONE'`);
     await tx.$executeRaw(Prisma.sql`UPDATE raw_events SET status = 'CLAIMED', last_error = NULL, processed_at = NULL WHERE id = ${rawEventId} AND status <> 'DONE'`);
     await recordAudit(tx, { actor, action: "event.reprocess", subjectType: "raw_event", subjectId: String(rawEventId), tenantId, reason, details: { from: event.status, action: "release-claims", claims: ids.map(String) } });

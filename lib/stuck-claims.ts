@@ -1,11 +1,12 @@
 // What is stuck, for ops: claims a worker has held longer than the stale-claim
-// threshold (the sweep will release them, but a person may want to look), claims
-// that gave up (FAILED), and events that failed to parse. Each can be sent back
+// threshold (the sweep will release them, but a person may want to look), refunds
+// that have waited that long for their payment (reconciliation should bring the
+// payment in), claims that gave up (FAILED), and events that failed to parse. Each can be sent back
 // through the normal path with lib/reprocess.ts.
 import { Prisma, prisma } from "@/lib/db";
 import type { Provider } from "@/lib/generated/prisma/enums";
 
-export type StuckKind = "stale_claim" | "failed_claim" | "failed_event";
+export type StuckKind = "stale_claim" | "waiting_claim" | "failed_claim" | "failed_event";
 
 export type StuckItem = {
   kind: StuckKind;
@@ -25,11 +26,13 @@ type Row = { kind: StuckKind; claim_id: bigint | null; raw_event_id: bigint; pro
 
 function stuckSql(tenantId: string, staleMs: number) {
   return Prisma.sql`
-    SELECT CASE WHEN c.status = 'FAILED' THEN 'failed_claim' ELSE 'stale_claim' END AS kind,
+    SELECT CASE WHEN c.status = 'FAILED' THEN 'failed_claim' WHEN c.claimed_at IS NULL THEN 'waiting_claim' ELSE 'stale_claim' END AS kind,
            c.id AS claim_id, c.raw_event_id, c.provider, c.provider_reference AS reference, c.attempts, c.last_error, r.received_at, c.claimed_at
     FROM processed_events c JOIN raw_events r ON r.id = c.raw_event_id
     WHERE c.tenant_id = ${tenantId}::uuid
-      AND (c.status = 'FAILED' OR (c.status = 'CLAIMED' AND c.claimed_at < now() - ${staleMs} * interval '1 millisecond'))
+      AND (c.status = 'FAILED'
+        OR (c.status = 'CLAIMED' AND c.claimed_at < now() - ${staleMs} * interval '1 millisecond')
+        OR (c.status = 'CLAIMED' AND c.claimed_at IS NULL AND c.waiting_for IS NOT NULL AND c.created_at < now() - ${staleMs} * interval '1 millisecond'))
     UNION ALL
     -- Events that failed before claiming anything (unparseable): one row each.
     SELECT 'failed_event', NULL, r.id, r.provider, NULL, r.attempts, r.last_error, r.received_at, NULL
@@ -48,7 +51,7 @@ export type StuckCounts = Record<StuckKind, number> & { total: number };
 
 export async function countStuck(tenantId: string, staleMs: number): Promise<StuckCounts> {
   const rows = await prisma.$queryRaw<{ kind: StuckKind; n: number }[]>(Prisma.sql`SELECT kind, count(*)::int AS n FROM (${stuckSql(tenantId, staleMs)}) s GROUP BY kind`);
-  const counts: StuckCounts = { stale_claim: 0, failed_claim: 0, failed_event: 0, total: 0 };
+  const counts: StuckCounts = { stale_claim: 0, waiting_claim: 0, failed_claim: 0, failed_event: 0, total: 0 };
   for (const r of rows) {
     counts[r.kind] = r.n;
     counts.total += r.n;

@@ -103,13 +103,32 @@ describe("the worker", () => {
     await send(tenant, refund);
     await drain();
     const claim = await prisma.processedEvent.findFirstOrThrow({ where: { providerReference: refund.data.object.id } });
-    expect(claim).toMatchObject({ status: "CLAIMED", claimedAt: null, lastError: expect.stringContaining("is not posted yet") });
+    expect(claim).toMatchObject({ status: "CLAIMED", claimedAt: null, waitingFor: payment.data.object.id, lastError: expect.stringContaining("is not posted yet") });
+    expect(claim.retryAt!.getTime()).toBeGreaterThan(Date.now());
+    // The payment's commit wakes the refund: no back-off to sit out, the same drain posts both.
     await send(tenant, payment);
-    await drain();
-    await prisma.$executeRaw(Prisma.sql`UPDATE processed_events SET retry_at = now() WHERE id = ${claim.id}`);
     await drain();
     expect(await postingsFor(tenant, refund.data.object.id)).toHaveLength(1);
     expect(await balanceOf(tenant, "acct_refund")).toBe(-1500n);
+    expect(await prisma.processedEvent.findUniqueOrThrow({ where: { id: claim.id } })).toMatchObject({ status: "DONE", waitingFor: null });
+  });
+
+  it("a refund whose payment comes late does not give up: waiting uses no attempts", async () => {
+    const payment = aStripePayment({ amount: 3000n, account: "acct_late" });
+    const refund = aStripeRefund({ payment: payment.data.object.id, amount: 1000 });
+    await send(tenant, refund);
+    await drain();
+    const claim = await prisma.processedEvent.findFirstOrThrow({ where: { providerReference: refund.data.object.id } });
+    // It looks again far more often than the attempt limit (10) allows for failures.
+    for (let look = 0; look < 30; look++) {
+      await prisma.$executeRaw(Prisma.sql`UPDATE processed_events SET retry_at = now() WHERE id = ${claim.id}`);
+      await drain();
+    }
+    expect(await prisma.processedEvent.findUniqueOrThrow({ where: { id: claim.id } })).toMatchObject({ status: "CLAIMED", claimedAt: null, attempts: 0 });
+    await send(tenant, payment);
+    await drain();
+    expect(await postingsFor(tenant, refund.data.object.id)).toHaveLength(1);
+    expect(await balanceOf(tenant, "acct_late")).toBe(-2000n);
   });
 
   it("keeps an unparseable event as FAILED with the parser's error, and ignores events that move no money", async () => {

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "processed_events" ADD COLUMN     "waiting_for" TEXT;
