@@ -73,7 +73,7 @@ async function main() {
   try {
     const url = await db.create("tally_bench_ack");
     const tenantId = await setupTenant(url);
-    console.log(`signed Stripe webhooks, ${CONCURRENCY} concurrent connections, ${SECONDS} s per target after a 2 s warm-up (wrk)\n`);
+    console.log(`signed Stripe webhooks, ${CONCURRENCY} concurrent connections, ${SECONDS} s per target after a ${WARMUP_SECONDS} s warm-up (wrk)\n`);
 
     const path = "/api/webhooks/bench/stripe";
     const bare = await startBareBaseline(url, tenantId);
