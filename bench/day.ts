@@ -6,7 +6,7 @@
 import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { benchDatabase, ensureBuilt, fmt, freePort, machine, saveResult, startWebApp } from "@/bench/support";
+import { benchDatabase, ensureBuilt, fmt, machine, saveResult, startReplayTarget } from "@/bench/support";
 import { generateDay } from "@/lib/simulator/day";
 import { writeDayFile } from "@/lib/simulator/day-file";
 
@@ -18,14 +18,9 @@ async function main() {
   const db = await benchDatabase();
   const dir = mkdtempSync(path.join(os.tmpdir(), "tally-bench-day-"));
   try {
-    const url = await db.create("tally_bench_day");
-    // The replay serves PayPal's certificate on loopback; the product is told to trust it.
-    const certPrefix = `http://127.0.0.1:${freePort()}/`;
-    process.env.DATABASE_URL = url;
-    process.env.TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES = certPrefix;
+    const app = await startReplayTarget(db, "tally_bench_day");
     const { replay } = await import("@/lib/replay");
     const { closeDb } = await import("@/lib/db");
-    const app = await startWebApp(url, { TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES: certPrefix, TALLY_ALLOW_INSECURE_SIMULATORS: "1", TALLY_RECON_SCHEDULE: "off" });
     const results: Record<string, unknown>[] = [];
     console.log(`${machine().cores} cores; deliveries over HTTP at concurrency 32 into next start; workers without kills\n`);
     for (const size of [Math.round(EVENTS / 4), EVENTS]) {

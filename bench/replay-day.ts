@@ -5,7 +5,7 @@
 import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { benchDatabase, ensureBuilt, freePort, machine, saveResult, startWebApp } from "@/bench/support";
+import { benchDatabase, ensureBuilt, machine, saveResult, startReplayTarget } from "@/bench/support";
 import { generateDay } from "@/lib/simulator/day";
 import { writeDayFile } from "@/lib/simulator/day-file";
 
@@ -16,14 +16,9 @@ async function main() {
   ensureBuilt();
   const db = await benchDatabase();
   try {
-    const url = await db.create("tally_replay_day");
-    // The replay serves PayPal's certificate on loopback; the product is told to trust it.
-    const certPrefix = `http://127.0.0.1:${freePort()}/`;
-    process.env.DATABASE_URL = url;
-    process.env.TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES = certPrefix;
+    const app = await startReplayTarget(db, "tally_replay_day");
     const { replay } = await import("@/lib/replay");
     const { closeDb } = await import("@/lib/db");
-    const app = await startWebApp(url, { TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES: certPrefix, TALLY_ALLOW_INSECURE_SIMULATORS: "1", TALLY_RECON_SCHEDULE: "off" });
     const file = path.join(mkdtempSync(path.join(os.tmpdir(), "tally-replay-day-")), "day.ndjson");
     const day = generateDay({ seed: 2026, events: EVENTS, tenants: ["alpha", "beta", "gamma"], dayStart: Date.UTC(2026, 11, 1) / 1000 });
     await writeDayFile(file, day);

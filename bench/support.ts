@@ -95,6 +95,19 @@ export async function startWebApp(databaseUrl: string, extraEnv: Record<string, 
   return { ...proc, base };
 }
 
+/**
+ * A fresh database and the production web app, set up for replays: the replay
+ * serves PayPal's certificate on loopback, so both the product and this process
+ * are told to trust it. Import lib/replay only after this (it reads the env).
+ */
+export async function startReplayTarget(db: BenchDatabase, name: string): Promise<Proc & { base: string }> {
+  const url = await db.create(name);
+  const certPrefix = `http://127.0.0.1:${freePort()}/`;
+  process.env.DATABASE_URL = url;
+  process.env.TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES = certPrefix;
+  return startWebApp(url, { TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES: certPrefix, TALLY_ALLOW_INSECURE_SIMULATORS: "1", TALLY_RECON_SCHEDULE: "off" });
+}
+
 /** bench/next-floor: a Next.js app whose one route reads the body and answers 200. */
 export async function startNextFloor(): Promise<Proc & { base: string }> {
   const dir = path.join("bench", "next-floor");

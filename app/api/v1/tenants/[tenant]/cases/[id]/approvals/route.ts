@@ -2,15 +2,12 @@
 // a checker's decision on a proposal. The proposer is refused (403), here and
 // in the database; an approval that completes the proposal carries it out.
 import { z } from "zod";
-import { requireAccess } from "@/lib/auth/access";
-import { ACTION_ROLES } from "@/lib/auth/roles";
 import { decideProposal } from "@/lib/cases";
-import { accessError, domainError, handled, json, jsonBody, parseInput } from "@/lib/http";
+import { domainError, handled, json } from "@/lib/http";
 import { bigintId } from "@/lib/query-params";
+import { readCaseAction, type CaseParams } from "../case-action";
 
 export const dynamic = "force-dynamic";
-
-type Params = { params: Promise<{ tenant: string; id: string }> };
 
 const Decision = z.object({
   proposalId: z.union([bigintId, z.number().int().positive().transform((n) => BigInt(n))]),
@@ -18,19 +15,10 @@ const Decision = z.object({
   reason: z.string().trim().max(2000).optional(),
 });
 
-export const POST = handled(async (request: Request, { params }: Params) => {
-  const { tenant, id } = await params;
-  const access = await requireAccess(request, { tenant, roles: ACTION_ROLES.decideCases, usersOnly: true });
-  if (!access.ok) return accessError(access);
-  const caseId = parseInput(bigintId, id);
-  if (!caseId.ok) return caseId.response;
-  const body = await jsonBody(request);
-  if (!body.ok) return body.response;
-  const input = parseInput(Decision, body.value);
-  if (!input.ok) return input.response;
-  const p = access.principal;
-  if (p.kind !== "user") return accessError({ status: 403, code: "forbidden", message: "Cases are decided by people" });
-  const r = await decideProposal(access.tenant.id, caseId.value, input.value.proposalId, { userId: p.userId, label: p.email }, { decision: input.value.decision, reason: input.value.reason });
+export const POST = handled(async (request: Request, context: CaseParams) => {
+  const a = await readCaseAction(request, context, Decision);
+  if (!a.ok) return a.response;
+  const r = await decideProposal(a.tenantId, a.caseId, a.input.proposalId, a.actor, { decision: a.input.decision, reason: a.input.reason });
   if (!r.ok) return domainError(r);
   return json(r.value);
 });

@@ -3,16 +3,12 @@
 // correction, computed from the ledger and shown in the answer). A different
 // accountant must approve it. People only: four-eyes is about people.
 import { z } from "zod";
-import { requireAccess } from "@/lib/auth/access";
-import { ACTION_ROLES } from "@/lib/auth/roles";
 import { CASE_RESOLUTIONS, proposeResolution } from "@/lib/cases";
 import type { CaseResolution } from "@/lib/generated/prisma/enums";
-import { accessError, domainError, handled, json, jsonBody, parseInput } from "@/lib/http";
-import { bigintId } from "@/lib/query-params";
+import { domainError, handled, json } from "@/lib/http";
+import { readCaseAction, type CaseParams } from "../case-action";
 
 export const dynamic = "force-dynamic";
-
-type Params = { params: Promise<{ tenant: string; id: string }> };
 
 const Proposal = z.object({
   resolution: z.enum(CASE_RESOLUTIONS as [CaseResolution, ...CaseResolution[]]),
@@ -20,19 +16,10 @@ const Proposal = z.object({
   reason: z.string().trim().min(3, "Say why, in a few words").max(2000),
 });
 
-export const POST = handled(async (request: Request, { params }: Params) => {
-  const { tenant, id } = await params;
-  const access = await requireAccess(request, { tenant, roles: ACTION_ROLES.decideCases, usersOnly: true });
-  if (!access.ok) return accessError(access);
-  const caseId = parseInput(bigintId, id);
-  if (!caseId.ok) return caseId.response;
-  const body = await jsonBody(request);
-  if (!body.ok) return body.response;
-  const input = parseInput(Proposal, body.value);
-  if (!input.ok) return input.response;
-  const p = access.principal;
-  if (p.kind !== "user") return accessError({ status: 403, code: "forbidden", message: "Cases are decided by people" });
-  const r = await proposeResolution(access.tenant.id, caseId.value, { userId: p.userId, label: p.email }, input.value);
+export const POST = handled(async (request: Request, context: CaseParams) => {
+  const a = await readCaseAction(request, context, Proposal);
+  if (!a.ok) return a.response;
+  const r = await proposeResolution(a.tenantId, a.caseId, a.actor, a.input);
   if (!r.ok) return domainError(r);
   return json(r.value, { status: 201 });
 });
