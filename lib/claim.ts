@@ -206,28 +206,38 @@ export async function releaseClaim(claim: Pick<OwnedClaim, "claimId" | "version"
 }
 
 /**
+ * The payment's commit and a refund's release to wait for it both take this
+ * lock, so one of them always sees the other: the release sees the posting (and
+ * retries at once), or the commit sees the waiting refund (and wakes it).
+ */
+export async function lockPaymentReference(tx: Tx, tenantId: string, provider: Provider, paymentReference: string): Promise<void> {
+  await tx.$executeRaw(Prisma.sql`SELECT pg_advisory_xact_lock(hashtextextended(${`payment:${tenantId}:${provider}:${paymentReference}`}, 0))`);
+}
+
+/**
  * Releases a refund until its payment is posted. Waiting is not failing: the
  * take that found the payment missing is given back (a payment webhook may come
- * hours late, or only through reconciliation, and the refund must still post),
- * the payment's commit wakes it through `waiting_for`, and meanwhile it looks
- * again now and then, less often the longer it has waited. A payment committing
- * in the very instant of this release can miss the wake; the periodic look
- * bounds that delay by TALLY_RETRY_MAX_BACKOFF_MS, and nothing is lost.
+ * hours late, or only through reconciliation, and the refund must still post).
+ * The payment's commit wakes it (see lockPaymentReference); the slow recheck,
+ * every TALLY_WAIT_RECHECK_MS, is only a backstop.
  */
 export async function releaseClaimToWait(claim: Pick<OwnedClaim, "claimId" | "version" | "tenantId" | "provider">, reason: string, paymentReference: string): Promise<boolean> {
-  const rows = await prisma.$queryRaw<{ id: bigint }[]>(Prisma.sql`
-    UPDATE processed_events SET
-      claim_version = claim_version + 1,
-      claimed_at = NULL,
-      attempts = GREATEST(attempts - 1, 0),
-      last_error = ${reason},
-      waiting_for = ${paymentReference},
-      retry_at = CASE
-        WHEN EXISTS (SELECT 1 FROM postings WHERE tenant_id = ${claim.tenantId}::uuid AND provider = ${claim.provider}::"Provider" AND provider_reference = ${paymentReference} AND kind = 'PAYMENT') THEN now()
-        ELSE now() + LEAST(${config().TALLY_RETRY_MAX_BACKOFF_MS} * interval '1 millisecond', GREATEST(interval '1 second', (now() - created_at) / 4)) END
-    WHERE id = ${claim.claimId} AND claim_version = ${claim.version} AND status = 'CLAIMED'
-    RETURNING id`);
-  return rows.length > 0;
+  return prisma.$transaction(async (tx) => {
+    await lockPaymentReference(tx, claim.tenantId, claim.provider, paymentReference);
+    const rows = await tx.$queryRaw<{ id: bigint }[]>(Prisma.sql`
+      UPDATE processed_events SET
+        claim_version = claim_version + 1,
+        claimed_at = NULL,
+        attempts = GREATEST(attempts - 1, 0),
+        last_error = ${reason},
+        waiting_for = ${paymentReference},
+        retry_at = CASE
+          WHEN EXISTS (SELECT 1 FROM postings WHERE tenant_id = ${claim.tenantId}::uuid AND provider = ${claim.provider}::"Provider" AND provider_reference = ${paymentReference} AND kind = 'PAYMENT') THEN now()
+          ELSE now() + ${config().TALLY_WAIT_RECHECK_MS} * interval '1 millisecond' END
+      WHERE id = ${claim.claimId} AND claim_version = ${claim.version} AND status = 'CLAIMED'
+      RETURNING id`);
+    return rows.length > 0;
+  });
 }
 
 export async function markRawFailed(tx: Tx, rawEventId: bigint, error: string): Promise<void> {

@@ -3,7 +3,7 @@
 // the balanced posting and balance changes are written, the raw event is marked
 // done, and a receipt is queued in the outbox. No network call happens inside.
 import { setTimeout as sleep } from "node:timers/promises";
-import { failClaim, parseRaw, releaseClaim, releaseClaimToWait, type OwnedClaim } from "@/lib/claim";
+import { failClaim, lockPaymentReference, parseRaw, releaseClaim, releaseClaimToWait, type OwnedClaim } from "@/lib/claim";
 import { config } from "@/lib/config";
 import { pauseIfFaultAt } from "@/lib/fault";
 import { Prisma, prisma, type Tx } from "@/lib/db";
@@ -98,6 +98,8 @@ export async function commitClaim(claim: OwnedClaim): Promise<CommitOutcome> {
           if (!found) throw new Abort({ kind: "defer", reason: `refund ${movement.reference}: payment ${movement.paymentReference ?? "(not named)"} is not posted yet, so its account is unknown`, waitingFor: movement.paymentReference });
           customer = found;
         }
+        // Refunds that arrived first wait for this payment: see lockPaymentReference.
+        if (movement.kind === "PAYMENT") await lockPaymentReference(tx, claim.tenantId, claim.provider, movement.reference);
         const customerId = await ensureAccount(tx, claim.tenantId, customer, "CUSTOMER");
         const clearingId = await ensureAccount(tx, claim.tenantId, clearingAccountCode(claim.provider), "PROVIDER_CLEARING");
         // A payment: the provider owes us (debit clearing), we owe the customer (credit customer). A refund reverses it.

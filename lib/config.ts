@@ -50,6 +50,7 @@ const schema = z.object({
   TALLY_MAX_ATTEMPTS: int(10),
   /// Cap on the back-off of a deferred claim (a refund waiting for its payment).
   TALLY_RETRY_MAX_BACKOFF_MS: int(60_000),
+  TALLY_WAIT_RECHECK_MS: int(300_000),
   TALLY_WORKER_METRICS_PORT: int(0),
 
   /// Outbox dispatcher.

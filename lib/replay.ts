@@ -125,9 +125,14 @@ async function ensureTenant(slug: string, providers: readonly SimProvider[], flu
   return { slug, id: tenant.id, secrets, flutterwaveKey };
 }
 
-/** Worker processes, SIGKILLed at random and restarted at once. */
+/**
+ * Worker processes, SIGKILLed at random and restarted at once. Only a worker that
+ * has started (is taking work) is a victim: killing one still booting would count
+ * a kill that interrupts nothing.
+ */
 class Supervisor {
   private children = new Set<ChildProcess>();
+  private working = new Set<ChildProcess>();
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
   kills = 0;
@@ -145,6 +150,7 @@ class Supervisor {
       const lines = buffer.split("\n");
       buffer = lines.pop()!;
       for (const line of lines) {
+        if (line.includes('"worker.start"')) this.working.add(child);
         if (line.includes('"sweep.pass"')) this.sweeps++;
         if (line.includes('"sweep.released"')) this.reclaims++;
         if (line.includes('"commit.error"') || line.includes('"worker.crash"')) this.o.log(`  worker: ${line.slice(0, 300)}`);
@@ -153,6 +159,7 @@ class Supervisor {
     child.stderr!.on("data", (c: Buffer) => this.o.log(`  worker stderr: ${c.toString().trim().slice(0, 300)}`));
     child.on("exit", () => {
       this.children.delete(child);
+      this.working.delete(child);
       if (!this.stopped) this.launch();
     });
   }
@@ -166,7 +173,7 @@ class Supervisor {
     if (!this.o.killEvery || this.stopped) return;
     const [min, max] = this.o.killEvery;
     this.timer = setTimeout(() => {
-      const alive = [...this.children];
+      const alive = [...this.working];
       const victim = alive[Math.floor(this.o.random() * alive.length)];
       if (victim && victim.exitCode === null) {
         victim.kill("SIGKILL");

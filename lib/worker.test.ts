@@ -113,6 +113,28 @@ describe("the worker", () => {
     expect(await prisma.processedEvent.findUniqueOrThrow({ where: { id: claim.id } })).toMatchObject({ status: "DONE", waitingFor: null });
   });
 
+  it("a refund released to wait while its payment commits at that very moment is always woken", async () => {
+    const pairs = Array.from({ length: 30 }, (_, i) => {
+      const payment = aStripePayment({ amount: 1000n + BigInt(i), account: `acct_race_${i}` });
+      return { payment, refund: aStripeRefund({ payment: payment.data.object.id, amount: 100 }) };
+    });
+    for (const { payment, refund } of pairs) {
+      await send(tenant, refund);
+      await send(tenant, payment);
+    }
+    const { claims } = await pickUpReceived(100);
+    expect(claims).toHaveLength(60);
+    // Every payment's commit races its refund's attempt, on separate connections.
+    await Promise.all(claims.map((c) => commitClaim(c)));
+    const refunds = await prisma.processedEvent.findMany({ where: { providerReference: { in: pairs.map((p) => p.refund.data.object.id) } } });
+    for (const r of refunds) {
+      // Posted already, or waiting with its retry due now: never left for the slow recheck.
+      if (r.status !== "DONE") expect(r.retryAt!.getTime()).toBeLessThanOrEqual(Date.now());
+    }
+    await drain();
+    for (const { refund } of pairs) expect(await postingsFor(tenant, refund.data.object.id)).toHaveLength(1);
+  });
+
   it("a refund whose payment comes late does not give up: waiting uses no attempts", async () => {
     const payment = aStripePayment({ amount: 3000n, account: "acct_late" });
     const refund = aStripeRefund({ payment: payment.data.object.id, amount: 1000 });
