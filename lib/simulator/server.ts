@@ -3,8 +3,8 @@
 // providers do (retrying slow acknowledgements, duplicating, reordering,
 // reformatting, and sometimes never delivering at all), each signed as its
 // provider signs, and serves what Tally's adapters call: Stripe's settlement API
-// and single-object fetches (the one API reconciliation source, lib/recon/sources.ts),
-// Flutterwave's verify endpoint (the worker confirms payments there), and the
+// and single-object fetches, Paystack's transaction and refund API (the API
+// reconciliation sources, lib/recon/sources.ts), Flutterwave's verify endpoint (the worker confirms payments there), and the
 // certificate its PayPal deliveries are signed with (trusted by Tally only under
 // TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES).
 import http from "node:http";
@@ -12,6 +12,7 @@ import type { AddressInfo } from "node:net";
 import type { Day, Delivery } from "@/lib/simulator/day";
 import { FlutterwaveAccounts, serveFlutterwaveVerify } from "@/lib/simulator/flutterwave-api";
 import { stripeCharge, stripePaymentIntent, stripeRefund, type SimMovement } from "@/lib/simulator/payloads";
+import { PaystackAccounts, servePaystackApi } from "@/lib/simulator/paystack-api";
 import { certificateUrl, servePaypalCertificate, simulatorPaypalCertificate, type PaypalSigning } from "@/lib/simulator/paypal-certificate";
 import { signedDelivery, type TenantSecrets } from "@/lib/simulator/sign";
 
@@ -23,7 +24,7 @@ export type DeliveryReport = {
   slowAckRetries: number;
   /** Stripe movements never delivered: reconciliation through this simulator must find every one. */
   dropped: string[];
-  /** Other providers' movements never delivered (provider:reference): no API here settles them; only a report would show them. */
+  /** Other providers' movements never delivered (provider:reference): Paystack's show in its API here; the rest only a report would show. */
   droppedElsewhere: string[];
   /** Deliveries beyond the first for a movement (retries, reformatted copies, second event types). */
   duplicates: number;
@@ -33,6 +34,8 @@ export type Simulator = {
   url: string;
   /** Stripe's API key (settings.apiKey of the stripe endpoint). */
   apiKey: string;
+  /** Paystack's secret key (settings.apiKey of the paystack endpoint; settings.apiBaseUrl is url). */
+  paystackKey: string;
   /** Flutterwave's secret key (settings.secretKey of the flutterwave endpoint; settings.apiBaseUrl is url). */
   flutterwaveKey: string;
   /** Where the certificate of its PayPal deliveries is served: Tally must trust this URL's prefix. */
@@ -61,8 +64,10 @@ function balanceTransactions(movements: SimMovement[]): BalanceTransaction[] {
   return lines.sort((a, b) => a.created - b.created || a.id.localeCompare(b.id));
 }
 
-export async function startSimulator(o: { day: Day; tenant: string; apiKey?: string; flutterwaveKey?: string; port?: number }): Promise<Simulator> {
+export async function startSimulator(o: { day: Day; tenant: string; apiKey?: string; paystackKey?: string; flutterwaveKey?: string; port?: number }): Promise<Simulator> {
   const apiKey = o.apiKey ?? "sk_test_simulator";
+  const paystackKey = o.paystackKey ?? "sk_test_paystack_simulator";
+  const paystack = new PaystackAccounts().add(paystackKey, o.day.movements.filter((m) => m.tenant === o.tenant));
   const flutterwaveKey = o.flutterwaveKey ?? "FLWSECK_TEST-simulator-X";
   const flutterwave = new FlutterwaveAccounts().add(flutterwaveKey, o.day.movements.filter((m) => m.tenant === o.tenant));
   let paypal: PaypalSigning | null = null;
@@ -76,6 +81,7 @@ export async function startSimulator(o: { day: Day; tenant: string; apiKey?: str
     const send = (status: number, body: unknown) => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
     if (paypal && servePaypalCertificate(req, res, paypal.certUrl)) return;
     if (serveFlutterwaveVerify(req, res, flutterwave)) return;
+    if (servePaystackApi(req, res, paystack)) return;
     if (req.headers.authorization !== `Bearer ${apiKey}`) return send(401, { error: { type: "invalid_request_error", message: "Invalid API Key provided" } });
     if (url.pathname === "/v1/balance_transactions") {
       const gte = Number(url.searchParams.get("created[gte]") ?? 0);
@@ -118,6 +124,7 @@ export async function startSimulator(o: { day: Day; tenant: string; apiKey?: str
   return {
     url,
     apiKey,
+    paystackKey,
     flutterwaveKey,
     paypalCertUrl: signing.certUrl,
     movements,

@@ -18,29 +18,59 @@ const MIX: CurrencyMix = [
 
 const customerOf = (m: SimMovement) => ({ id: 68_000 + Number.parseInt(m.account.replace(/\D/g, "").slice(-5) || "0", 10), first_name: null, last_name: null, email: `${m.account}@example.com`, customer_code: `CUS_${m.account.replace(/[^A-Za-z0-9]/g, "").slice(-14).toLowerCase()}`, phone: null, metadata: null, risk_action: "default" });
 
-function chargeSuccess(m: SimMovement): object {
+/** A successful charge as Paystack shapes it, in its webhook and in its transaction API alike. */
+export function paystackTransaction(m: SimMovement) {
   return {
-    event: "charge.success",
-    data: {
-      id: Number(m.reference.slice(-9)),
-      domain: "test",
-      status: "success",
-      reference: m.reference,
-      amount: m.amount,
-      message: null,
-      gateway_response: "Approved by Financial Institution",
-      paid_at: isoMillis(m.created),
-      created_at: isoMillis(m.created - 20),
-      channel: "card",
-      currency: m.currency,
-      ip_address: "41.242.49.37",
-      metadata: { account: m.account, custom_fields: [] },
-      fees: null,
-      customer: customerOf(m),
-      authorization: { authorization_code: `AUTH_${m.reference.slice(-8)}`, bin: "408408", last4: "4081", exp_month: "12", exp_year: "2030", card_type: "visa DEBIT", bank: "TEST BANK", country_code: "NG", brand: "visa", reusable: true },
-      plan: {},
-    },
+    id: paystackTransactionId(m),
+    domain: "test",
+    status: "success",
+    reference: m.reference,
+    amount: m.amount,
+    message: null,
+    gateway_response: "Approved by Financial Institution",
+    paid_at: isoMillis(m.created),
+    created_at: isoMillis(m.created - 20),
+    channel: "card",
+    currency: m.currency,
+    ip_address: "41.242.49.37",
+    metadata: { account: m.account, custom_fields: [] },
+    fees: null,
+    customer: customerOf(m),
+    authorization: { authorization_code: `AUTH_${m.reference.slice(-8)}`, bin: "408408", last4: "4081", exp_month: "12", exp_year: "2030", card_type: "visa DEBIT", bank: "TEST BANK", country_code: "NG", brand: "visa", reusable: true },
+    plan: {},
   };
+}
+
+/** Paystack's numeric id of a charge (GET /transaction/:id), derived from its reference. */
+export const paystackTransactionId = (m: Pick<SimMovement, "reference">) => Number(m.reference.slice(-9));
+
+/** A processed refund as Paystack's refund API returns it: the charge named only by its id. */
+export function paystackRefund(m: SimMovement) {
+  return {
+    id: Number(m.reference),
+    integration: 463_433,
+    domain: "test",
+    transaction: paystackTransactionId({ reference: m.paymentReference! }),
+    dispute: null,
+    settlement: null,
+    amount: m.amount,
+    deducted_amount: m.amount,
+    fully_deducted: true,
+    currency: m.currency,
+    channel: "card",
+    status: "processed",
+    refunded_by: "ops@merchant.example",
+    refunded_at: isoMillis(m.created),
+    expected_at: isoMillis(m.created + 86_400),
+    customer_note: "Refund",
+    merchant_note: "Refund",
+    createdAt: isoMillis(m.created - 60),
+    updatedAt: isoMillis(m.created),
+  };
+}
+
+function chargeSuccess(m: SimMovement): object {
+  return { event: "charge.success", data: paystackTransaction(m) };
 }
 
 function refundEvent(m: SimMovement, event: "refund.processed" | "refund.pending"): object {
