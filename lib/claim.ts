@@ -51,14 +51,17 @@ export function parseRaw(provider: Provider, rawBody: Uint8Array): ParseResult {
 }
 
 /**
- * Takes a batch of RECEIVED events (SKIP LOCKED: replicas never take the same
- * row), parses them and claims their movements, in one short transaction.
+ * Takes a batch of RECEIVED events from the queue (SKIP LOCKED: replicas never
+ * take the same row), parses them and claims their movements, in one short transaction.
  */
 export async function pickUpReceived(batchSize = config().TALLY_WORKER_BATCH): Promise<PickUpResult> {
   return prisma.$transaction(async (tx) => {
+    // raw_event_queue holds exactly the RECEIVED events (triggers keep it); recording
+    // an outcome below takes each one off it, in this same transaction.
     const rows = await tx.$queryRaw<RawRow[]>(Prisma.sql`
-      SELECT id, tenant_id, provider, raw_body, received_at FROM raw_events
-      WHERE status = 'RECEIVED' ORDER BY id LIMIT ${batchSize}
+      SELECT r.id, r.tenant_id, r.provider, r.raw_body, r.received_at
+      FROM raw_event_queue q JOIN raw_events r ON r.id = q.raw_event_id
+      ORDER BY q.raw_event_id LIMIT ${batchSize}
       FOR UPDATE SKIP LOCKED`);
     const result: PickUpResult = { picked: rows.length, claims: [], duplicates: 0, ignored: 0, failed: 0 };
     const outcomes: RawOutcome[] = [];

@@ -8,14 +8,23 @@ import { sweepStaleClaims } from "@/lib/sweep";
 import { aStandardPayment, aStripeChargeFor, aStripePayment, aStripeRefund, aTenant, standardHeaders, stripeRequest, webhookRequest, type TestTenant } from "@/lib/testing/builders";
 import { drain, memoryTransport, silent } from "@/lib/testing/drain";
 import { processOnce } from "@/lib/worker";
+import { reprocessEvent } from "@/lib/reprocess";
+import { SYSTEM_ACTOR } from "@/lib/audit";
 import { deliver } from "@/lib/testing/route";
 
 let tenant: TestTenant;
 beforeAll(async () => {
   tenant = await aTenant();
 });
+/** Raw events whose place in the queue disagrees with their status: queued but not RECEIVED, or RECEIVED but not queued. */
+const queueMismatches = () => prisma.$queryRaw<{ id: bigint; status: string | null }[]>(Prisma.sql`
+  SELECT coalesce(r.id, q.raw_event_id) AS id, r.status::text AS status
+  FROM raw_event_queue q FULL JOIN (SELECT id, status FROM raw_events WHERE status = 'RECEIVED') r ON r.id = q.raw_event_id
+  WHERE q.raw_event_id IS NULL OR r.id IS NULL`);
+
 afterEach(async () => {
   expect(await ledgerViolations()).toEqual([]);
+  expect(await queueMismatches()).toEqual([]);
 });
 
 const postingsFor = (t: TestTenant, reference: string) => prisma.posting.findMany({ where: { tenantId: t.id, providerReference: reference }, include: { entries: true, outbox: true } });
@@ -151,6 +160,22 @@ describe("the worker", () => {
     await drain();
     expect(await postingsFor(tenant, refund.data.object.id)).toHaveLength(1);
     expect(await balanceOf(tenant, "acct_late")).toBe(-2000n);
+  });
+
+  it("queues each stored event, takes it off with its outcome, and queues it again when it is sent back to be parsed", async () => {
+    const queued = (id: bigint) => prisma.rawEventQueue.count({ where: { rawEventId: id } });
+    await send(tenant, "{ still not json");
+    const raw = await prisma.rawEvent.findFirstOrThrow({ where: { tenantId: tenant.id }, orderBy: { id: "desc" } });
+    expect(await queued(raw.id)).toBe(1);
+    await drain();
+    expect(await prisma.rawEvent.findUniqueOrThrow({ where: { id: raw.id } })).toMatchObject({ status: "FAILED" });
+    expect(await queued(raw.id)).toBe(0);
+    const again = await reprocessEvent(tenant.id, raw.id, SYSTEM_ACTOR, "parser fixed", 60_000);
+    expect(again.ok).toBe(true);
+    expect(await queued(raw.id)).toBe(1);
+    expect(await queueMismatches()).toEqual([]);
+    await drain();
+    expect(await queued(raw.id)).toBe(0);
   });
 
   it("keeps an unparseable event as FAILED with the parser's error, and ignores events that move no money", async () => {
