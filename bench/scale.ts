@@ -94,6 +94,7 @@ async function fill(url: string, tenantId: string): Promise<number> {
 /** The hot-path queries as PostgreSQL plans them, with real execution (inside a rolled-back transaction). */
 async function plans(url: string, tenantId: string): Promise<Record<string, string>> {
   const c = await client(url);
+  const pickUp = (await import("@/lib/claim")).pickUpSql(10);
   const explain = async (sql: string, params: unknown[]) => {
     await c.query("BEGIN");
     const r = await c.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${sql}`, params);
@@ -102,7 +103,7 @@ async function plans(url: string, tenantId: string): Promise<Record<string, stri
   };
   const out = {
     "ingest INSERT": await explain(`INSERT INTO raw_events (tenant_id, provider, source, raw_body, headers, delivery_id) VALUES ($1, 'stripe', 'WEBHOOK', $2, '{}', NULL) RETURNING id`, [tenantId, Buffer.from("{}")]),
-    "pick-up SELECT … FOR UPDATE SKIP LOCKED": await explain(`SELECT r.id, r.tenant_id, r.provider, r.raw_body, r.received_at FROM (SELECT raw_event_id FROM raw_event_queue ORDER BY raw_event_id LIMIT 10 FOR UPDATE SKIP LOCKED) q CROSS JOIN LATERAL (SELECT id, tenant_id, provider, raw_body, received_at FROM raw_events WHERE id = q.raw_event_id FOR UPDATE SKIP LOCKED) r ORDER BY r.id`, []),
+    "pick-up SELECT … FOR UPDATE SKIP LOCKED": await explain(pickUp.text, pickUp.values),
     "claim INSERT … ON CONFLICT DO NOTHING": await explain(`INSERT INTO processed_events (idempotency_key, tenant_id, provider, provider_reference, raw_event_id) VALUES ($1::text || ':stripe:pi_hist_5', $1::uuid, 'stripe', 'pi_hist_5', (SELECT min(id) FROM raw_events)) ON CONFLICT (idempotency_key) DO NOTHING RETURNING id`, [tenantId]),
     "sweep: stale claims": await explain(`SELECT id FROM processed_events WHERE status = 'CLAIMED' AND claimed_at < now() - interval '5 minutes' FOR UPDATE SKIP LOCKED`, []),
     "released claims": await explain(`SELECT id FROM processed_events WHERE status = 'CLAIMED' AND claimed_at IS NULL AND (retry_at IS NULL OR retry_at <= now()) ORDER BY id LIMIT 10 FOR UPDATE SKIP LOCKED`, []),
