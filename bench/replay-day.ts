@@ -1,9 +1,10 @@
 // npm run replay:day: the full proof on its own: a fresh embedded PostgreSQL, the
 // production build, and a generated day of REPLAY_DAY_EVENTS deliveries (default
 // 100,000, all six providers) replayed 3 times with a working worker SIGKILLed every
-// 4-10 s: a run takes 4-12 minutes, so dozens of kills (106/37/42 measured), while a worker that boots in a
-// few seconds of CPU still gets work done between them (5-15 s gave only 21 kills in
-// a 227 s run once the pick-up got faster, too close to the 20 the proof asks for). Exit code 1, naming the difference, if any run's ledger differs.
+// 4-10 s. A run takes 4-12 minutes, so dozens of kills (106/37/42 measured), while a
+// worker that boots in a few seconds of CPU still gets work done between them; 5-15 s
+// gave only 21 kills in a 227 s run once the pick-up got faster, too close to the 20
+// the proof asks for. Exit code 1, naming the difference, if any run's ledger differs.
 import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
