@@ -6,7 +6,7 @@
 // queries are printed and must use no sequential scans.
 import pg from "pg";
 import { setupTenant, signedLines } from "@/bench/ack";
-import { benchDatabase, ensureBuilt, fmt, percentile, runWrk, saveResult, startWebApp, type WrkResult } from "@/bench/support";
+import { benchDatabase, ensureBuilt, fmt, median, percentile, runWrk, saveResult, startWebApp, type WrkResult } from "@/bench/support";
 
 const ROWS = Number(process.env.SCALE_ROWS ?? 10_000_000);
 const CHUNK = 1_000_000;
@@ -113,6 +113,9 @@ async function plans(url: string, tenantId: string): Promise<Record<string, stri
 }
 
 const ROUNDS = Number(process.env.SCALE_ROUNDS ?? 4);
+if (!Number.isInteger(ROUNDS) || ROUNDS < 2 || ROUNDS % 2 !== 0) {
+  throw new Error(`SCALE_ROUNDS must be an even number of at least 2 (got "${process.env.SCALE_ROUNDS}"): only even counts of ABBA rounds put each side first as often as second`);
+}
 
 /**
  * The empty and the full database live on the same server and are measured in
@@ -150,7 +153,6 @@ async function main() {
     }
     await apps.empty.stop();
     await apps.full.stop();
-    const median = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 50);
     const ackOf = (rs: WrkResult[]) => ({ rounds: rs, p50: median(rs.map((r) => r.p50)), p99: median(rs.map((r) => r.p99)), throughput: median(rs.map((r) => r.throughput)) });
     const ackEmpty = ackOf(acks.empty);
     const ackFull = ackOf(acks.full);

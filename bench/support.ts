@@ -129,6 +129,13 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
+/** The middle of a few round results; of an even count, the mean of the two middle ones (percentile would take the lower). */
+export function median(xs: number[]): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = sorted.length / 2;
+  return Number.isInteger(mid) ? (sorted[mid - 1]! + sorted[mid]!) / 2 : sorted[Math.floor(mid)]!;
+}
+
 /** Closed-loop load: `concurrency` clients, each sending its next request when the last one answered. */
 export async function runLoad(requests: { url: string; init: RequestInit }[], concurrency: number): Promise<LoadResult> {
   const latencies: number[] = [];
