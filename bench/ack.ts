@@ -4,7 +4,7 @@
 import path from "node:path";
 import pg from "pg";
 import Stripe from "stripe";
-import { aStripePayment } from "@/lib/testing/builders";
+import { aStripePayment } from "@/dev/testing/builders";
 import { benchDatabase, ensureBuilt, startNextFloor, fmt, freePort, runWrk, saveResult, startProcess, startWebApp, waitForHttp, type WrkResult } from "@/bench/support";
 
 const CONCURRENCY = Number(process.env.ACK_CONCURRENCY ?? 32);

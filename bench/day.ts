@@ -7,8 +7,8 @@ import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { benchDatabase, ensureBuilt, fmt, machine, saveResult, startReplayTarget } from "@/bench/support";
-import { generateDay } from "@/lib/simulator/day";
-import { writeDayFile } from "@/lib/simulator/day-file";
+import { generateDay } from "@/dev/simulator/day";
+import { writeDayFile } from "@/dev/simulator/day-file";
 
 const EVENTS = Number(process.env.DAY_EVENTS ?? 100_000);
 const REPLICAS = (process.env.DAY_REPLICAS ?? "1,2,4").split(",").map(Number);
@@ -19,8 +19,8 @@ async function main() {
   const dir = mkdtempSync(path.join(os.tmpdir(), "tally-bench-day-"));
   try {
     const app = await startReplayTarget(db, "tally_bench_day");
-    const { replay } = await import("@/lib/replay");
-    const { closeDb } = await import("@/lib/db");
+    const { replay } = await import("@/dev/replay");
+    const { closeDb } = await import("@/lib/platform/db");
     const results: Record<string, unknown>[] = [];
     console.log(`${machine().cores} cores; deliveries over HTTP at concurrency 32 into next start; workers without kills\n`);
     for (const size of [Math.round(EVENTS / 4), EVENTS]) {

@@ -9,7 +9,7 @@ import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
-import { SYSTEM_ACTOR } from "@/lib/audit";
+import { SYSTEM_ACTOR } from "@/lib/admin/audit";
 import { benchDatabase, fmt, saveResult } from "@/bench/support";
 
 const ROWS = Number(process.env.RECON_ROWS ?? 1_000_000);
@@ -102,7 +102,7 @@ async function main() {
     console.log(`baseline: COPY + SQL anti-joins          ${fmt(base.seconds, 2).padStart(7)} s   ${JSON.stringify({ theirsNotOurs: base.theirsNotOurs, oursNotTheirs: base.oursNotTheirs, mismatched: base.mismatched })}`);
 
     const { runReconciliation } = await import("@/lib/recon/run");
-    const { closeDb } = await import("@/lib/db");
+    const { closeDb } = await import("@/lib/platform/db");
     let peak = process.memoryUsage().rss;
     const startRss = peak;
     const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);

@@ -9,8 +9,8 @@ import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { benchDatabase, ensureBuilt, machine, saveResult, startReplayTarget } from "@/bench/support";
-import { generateDay } from "@/lib/simulator/day";
-import { writeDayFile } from "@/lib/simulator/day-file";
+import { generateDay } from "@/dev/simulator/day";
+import { writeDayFile } from "@/dev/simulator/day-file";
 
 const EVENTS = Number(process.env.REPLAY_DAY_EVENTS ?? 100_000);
 const RUNS = Number(process.env.REPLAY_DAY_RUNS ?? 3);
@@ -20,8 +20,8 @@ async function main() {
   const db = await benchDatabase();
   try {
     const app = await startReplayTarget(db, "tally_replay_day");
-    const { replay } = await import("@/lib/replay");
-    const { closeDb } = await import("@/lib/db");
+    const { replay } = await import("@/dev/replay");
+    const { closeDb } = await import("@/lib/platform/db");
     const file = path.join(mkdtempSync(path.join(os.tmpdir(), "tally-replay-day-")), "day.ndjson");
     const day = generateDay({ seed: 2026, events: EVENTS, tenants: ["alpha", "beta", "gamma"], dayStart: Date.UTC(2026, 11, 1) / 1000 });
     await writeDayFile(file, day);

@@ -26,8 +26,8 @@ function summarise(times: number[]): Latency {
 
 /** The claim path's module state (config, pool) points at one database at a time. */
 async function useDatabase(url: string): Promise<void> {
-  const { closeDb } = await import("@/lib/db");
-  const { resetConfigForTests } = await import("@/lib/config");
+  const { closeDb } = await import("@/lib/platform/db");
+  const { resetConfigForTests } = await import("@/lib/platform/config");
   await closeDb();
   process.env.DATABASE_URL = url;
   resetConfigForTests();
@@ -51,7 +51,7 @@ async function claimLatency(url: string, tenantId: string): Promise<number[]> {
     SELECT $1, 'stripe', convert_to(replace($2, 'pi_x', 'pi_scale_' || md5(random()::text || g)), 'UTF8'), '{}' FROM generate_series(1, $3::int) g`, [tenantId, body, CLAIM_EVENTS]);
   await c.end();
   await useDatabase(url);
-  const { pickUpReceived } = await import("@/lib/claim");
+  const { pickUpReceived } = await import("@/lib/pipeline/claim");
   const times: number[] = [];
   for (let i = 0; i < CLAIM_EVENTS / CLAIM_BATCH; i++) {
     const t0 = performance.now();
@@ -94,7 +94,7 @@ async function fill(url: string, tenantId: string): Promise<number> {
 /** The hot-path queries as PostgreSQL plans them, with real execution (inside a rolled-back transaction). */
 async function plans(url: string, tenantId: string): Promise<Record<string, string>> {
   const c = await client(url);
-  const pickUp = (await import("@/lib/claim")).pickUpSql(10);
+  const pickUp = (await import("@/lib/pipeline/claim")).pickUpSql(10);
   const explain = async (sql: string, params: unknown[]) => {
     await c.query("BEGIN");
     const r = await c.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${sql}`, params);
@@ -170,7 +170,7 @@ async function main() {
       noSequentialScans: Object.values(explained).every((p) => !/Seq Scan/.test(p)),
     };
     for (const [name, ok] of Object.entries(verdicts)) console.log(`  ${ok ? "PASS" : "FAIL"}  ${name}`);
-    const { closeDb } = await import("@/lib/db");
+    const { closeDb } = await import("@/lib/platform/db");
     await closeDb();
     console.log(`saved ${saveResult("scale", { rows: ROWS, rounds: ROUNDS, fillSeconds, ackEmpty, ackFull, claimEmpty, claimFull, ratios, plans: explained, verdicts })}`);
     if (!Object.values(verdicts).every(Boolean)) process.exitCode = 1;

@@ -5,8 +5,8 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from "no
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { startEmbeddedPostgres, type EmbeddedServer } from "@/lib/embedded-postgres";
-import { migrate } from "@/lib/migrate";
+import { startEmbeddedPostgres, type EmbeddedServer } from "@/lib/platform/embedded-postgres";
+import { migrate } from "@/lib/platform/migrate";
 
 export type BenchDatabase = { adminUrl: string; url(db: string): string; create(db: string): Promise<string>; stop(): Promise<void> };
 

@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import Stripe from "stripe";
-import { aStripePayment } from "@/lib/testing/builders";
+import { aStripePayment } from "@/dev/testing/builders";
 import { BENCH_SECRET, setupTenant } from "@/bench/ack";
 import { benchDatabase, ensureBuilt, fmt, runLoad, saveResult, startWebApp } from "@/bench/support";
 

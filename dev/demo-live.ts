@@ -5,14 +5,14 @@
 // reconciliation run for that day fetches what never arrived and opens a case
 // for the payment Stripe has no record of. Later starts only bring the
 // simulator back (same seed, same day), so nothing is doubled.
-import { SYSTEM_ACTOR, type Actor } from "@/lib/audit";
-import { prisma } from "@/lib/db";
-import type { DemoCredentials } from "@/lib/demo";
+import { SYSTEM_ACTOR, type Actor } from "@/lib/admin/audit";
+import { prisma } from "@/lib/platform/db";
+import type { DemoCredentials } from "@/dev/demo";
 import { runReconciliation } from "@/lib/recon/run";
-import { generateDay } from "@/lib/simulator/day";
-import { startSimulator, type Simulator } from "@/lib/simulator/server";
-import { signedHeaders } from "@/lib/simulator/sign";
-import { updateEndpointSettings } from "@/lib/tenants";
+import { generateDay } from "@/dev/simulator/day";
+import { startSimulator, type Simulator } from "@/dev/simulator/server";
+import { signedHeaders } from "@/dev/simulator/sign";
+import { updateEndpointSettings } from "@/lib/admin/tenants";
 
 export const DEMO_ACTOR: Actor = { ...SYSTEM_ACTOR, label: "demo" };
 const SEED = 2026_12_02;

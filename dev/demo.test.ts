@@ -5,13 +5,13 @@ import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { prisma } from "@/lib/db";
-import { DEMO_HISTORY_SOURCE, seedDemo, type DemoCredentials } from "@/lib/demo";
-import { startLiveDemo } from "@/lib/demo-live";
-import { ledgerViolations } from "@/lib/ledger-invariants";
-import { overview } from "@/lib/overview";
-import { deliver } from "@/lib/testing/route";
-import { startWorkerProcess, type WorkerProcess } from "@/lib/testing/worker-process";
+import { prisma } from "@/lib/platform/db";
+import { DEMO_HISTORY_SOURCE, seedDemo, type DemoCredentials } from "@/dev/demo";
+import { startLiveDemo } from "@/dev/demo-live";
+import { ledgerViolations } from "@/lib/ledger/invariants";
+import { overview } from "@/lib/views/overview";
+import { deliver } from "@/dev/testing/route";
+import { startWorkerProcess, type WorkerProcess } from "@/dev/testing/worker-process";
 
 /** The web app as far as the demo needs it: /api/health and the webhook route. */
 async function startWebApp(): Promise<{ url: string; close(): Promise<void> }> {

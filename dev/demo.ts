@@ -2,15 +2,15 @@
 // four users, and 90 days of seeded discrepancy history for the overview chart
 // (labelled as such). Created once; the generated secrets and passwords are kept
 // in a local file (mode 0600) so every start can print them again. The live part
-// (a provider simulator, a day of deliveries, a reconciliation run) is lib/demo-live.ts.
+// (a provider simulator, a day of deliveries, a reconciliation run) is dev/demo-live.ts.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { SYSTEM_ACTOR } from "@/lib/audit";
-import { prisma } from "@/lib/db";
+import { SYSTEM_ACTOR } from "@/lib/admin/audit";
+import { prisma } from "@/lib/platform/db";
 import type { DiscrepancyBucket, Provider } from "@/lib/generated/prisma/enums";
-import { seeded } from "@/lib/simulator/random";
-import { addSecret, createTenant, generateSecret } from "@/lib/tenants";
-import { createUser } from "@/lib/users";
+import { seeded } from "@/dev/simulator/random";
+import { addSecret, createTenant, generateSecret } from "@/lib/admin/tenants";
+import { createUser } from "@/lib/admin/users";
 
 export type DemoCredentials = {
   tenant: string;

@@ -7,11 +7,11 @@ import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resetConfigForTests } from "@/lib/config";
-import { replay } from "@/lib/replay";
-import { generateDay } from "@/lib/simulator/day";
-import { writeDayFile } from "@/lib/simulator/day-file";
-import { startRouteServer } from "@/lib/testing/route-server";
+import { resetConfigForTests } from "@/lib/platform/config";
+import { replay } from "@/dev/replay";
+import { generateDay } from "@/dev/simulator/day";
+import { writeDayFile } from "@/dev/simulator/day-file";
+import { startRouteServer } from "@/dev/testing/route-server";
 
 let route: Awaited<ReturnType<typeof startRouteServer>>;
 const dir = mkdtempSync(path.join(os.tmpdir(), "tally-replay-test-"));

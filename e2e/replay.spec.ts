@@ -1,7 +1,7 @@
 // "The test that proves it works", small: a generated day replayed three times
 // over real HTTP into the running product (npm start's own worker takes part)
 // while the replay's worker processes are SIGKILLed at random. Its self-test
-// (the claim disabled by a fault flag must fail it) is in lib/replay.test.ts,
+// (the claim disabled by a fault flag must fail it) is in dev/replay.test.ts,
 // where no correct worker can take the events instead of the faulty ones.
 import { spawnSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";

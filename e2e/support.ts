@@ -10,7 +10,7 @@ export type DemoCredentials = { tenant: string; secrets: { stripe: string; stand
 export const dataDir = () => process.env.TALLY_E2E_DIR!;
 export const baseURL = () => `http://localhost:${process.env.TALLY_E2E_PORT}`;
 
-/** What workers/start.ts wrote next to the embedded database folder (lib/demo.ts). */
+/** What workers/start.ts wrote next to the embedded database folder (dev/demo.ts). */
 export function demo(): DemoCredentials {
   return JSON.parse(readFileSync(path.join(dataDir(), "demo-credentials.json"), "utf8"));
 }

@@ -6,7 +6,7 @@ import { execFileSync } from "node:child_process";
 import path from "node:path";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
-import { migrate, readMigrations } from "@/lib/migrate";
+import { migrate, readMigrations } from "@/lib/platform/migrate";
 
 const adminUrl = process.env.TALLY_TEST_ADMIN_URL!;
 const urlFor = (db: string) => Object.assign(new URL(adminUrl), { pathname: `/${db}` }).toString();

@@ -4,10 +4,10 @@
 // then keeps serving what Tally calls back: Stripe's settlement API for
 // reconciliation, Flutterwave's verify endpoint, the PayPal certificate. Until Ctrl-C.
 import { parseArgs } from "node:util";
-import { generateDay, providersFromText } from "@/lib/simulator/day";
-import type { SimProvider } from "@/lib/simulator/script";
-import { startSimulator } from "@/lib/simulator/server";
-import type { TenantSecrets } from "@/lib/simulator/sign";
+import { generateDay, providersFromText } from "@/dev/simulator/day";
+import type { SimProvider } from "@/dev/simulator/script";
+import { startSimulator } from "@/dev/simulator/server";
+import type { TenantSecrets } from "@/dev/simulator/sign";
 
 const SECRET_FLAGS: Record<SimProvider, string> = {
   stripe: "stripe-secret",

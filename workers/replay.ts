@@ -3,16 +3,16 @@
 // the difference, when any run's ledger is not identical to the first.
 // `npm run replay:day` generates a 100,000-delivery day first. A day with PayPal
 // needs the product to trust the replay's local certificate: start both with the
-// same TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES (see lib/config.ts).
+// same TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES (see lib/platform/config.ts).
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { config } from "@/lib/config";
-import { closeDb } from "@/lib/db";
-import { replay } from "@/lib/replay";
-import { DEFAULT_PROVIDER_WEIGHTS, generateDay, providersFromText } from "@/lib/simulator/day";
-import { writeDayFile } from "@/lib/simulator/day-file";
+import { config } from "@/lib/platform/config";
+import { closeDb } from "@/lib/platform/db";
+import { replay } from "@/dev/replay";
+import { DEFAULT_PROVIDER_WEIGHTS, generateDay, providersFromText } from "@/dev/simulator/day";
+import { writeDayFile } from "@/dev/simulator/day-file";
 
 const USAGE = "npm run replay -- --file day.ndjson [--target http://localhost:3000] [--runs 3] [--kill-every 1000-3000 | none] [--workers 2] [--concurrency 32] [--seed 1] [--prefix replay-x] [--generate N [--providers stripe,adyen,…]] [--fault-disable-claim] [--report out.json]";
 

@@ -5,12 +5,12 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
-import { config } from "@/lib/config";
-import { closeDb } from "@/lib/db";
-import { prepareDatabase } from "@/lib/database-runtime";
-import { seedDemo } from "@/lib/demo";
-import { startLiveDemo } from "@/lib/demo-live";
-import { defaultDataDir } from "@/lib/embedded-postgres";
+import { config } from "@/lib/platform/config";
+import { closeDb } from "@/lib/platform/db";
+import { prepareDatabase } from "@/lib/platform/database-runtime";
+import { seedDemo } from "@/dev/demo";
+import { startLiveDemo } from "@/dev/demo-live";
+import { defaultDataDir } from "@/lib/platform/embedded-postgres";
 
 const root = process.cwd();
 const port = config().PORT;

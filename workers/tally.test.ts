@@ -1,7 +1,7 @@
 // The operator CLI as an operator runs it: a real process, exit codes and output.
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { prisma } from "@/lib/db";
+import { prisma } from "@/lib/platform/db";
 import { hashToken } from "@/lib/auth/api-tokens";
 
 function tally(...args: string[]) {

@@ -1,6 +1,6 @@
 // `npm run tally -- <command>`: the operator CLI. Thin: parses flags, calls lib/.
-import { closeDb } from "@/lib/db";
-import { prepareDatabase, type PreparedDatabase } from "@/lib/database-runtime";
+import { closeDb } from "@/lib/platform/db";
+import { prepareDatabase, type PreparedDatabase } from "@/lib/platform/database-runtime";
 import { caseCommands } from "@/workers/cli/case-commands";
 import { CommandFailed, parseCommand, UsageError, usage, type Command } from "@/workers/cli/framework";
 import { eventCommands } from "@/workers/cli/event-commands";

@@ -2,10 +2,10 @@
 // SIGTERM: stop taking work, let the current transaction finish, exit.
 // SIGKILL at any point loses nothing: the sweep releases whatever was held.
 import http from "node:http";
-import { config } from "@/lib/config";
-import { closeDb } from "@/lib/db";
-import { metrics } from "@/lib/metrics";
-import { jsonLog, runWorker } from "@/lib/worker";
+import { config } from "@/lib/platform/config";
+import { closeDb } from "@/lib/platform/db";
+import { metrics } from "@/lib/platform/metrics";
+import { jsonLog, runWorker } from "@/lib/pipeline/worker";
 
 const controller = new AbortController();
 for (const signal of ["SIGTERM", "SIGINT"] as const) {

@@ -2,8 +2,8 @@
 // movement the providers settled), then one line per delivery, in send order.
 import { createReadStream, createWriteStream } from "node:fs";
 import { createInterface } from "node:readline";
-import type { Day, DayOptions, Delivery } from "@/lib/simulator/day";
-import type { SimMovement } from "@/lib/simulator/payloads";
+import type { Day, DayOptions, Delivery } from "@/dev/simulator/day";
+import type { SimMovement } from "@/dev/simulator/payloads";
 
 export type DayHeader = { kind: "day"; version: 1; options: Required<DayOptions>; movements: SimMovement[]; dropped: string[] };
 

@@ -1,14 +1,14 @@
 // A realistic day of provider deliveries, deterministic for a seed: payments and
-// refunds in a mix of currencies from six providers (lib/simulator/providers/*),
+// refunds in a mix of currencies from six providers (lib/providers/*/simulate.ts),
 // provider retries (some reformatted), the same payment under two event types,
 // events that move no money, tenants whose references collide, a few malformed
 // bodies and bad signatures, Adyen's batches of one to five items, and (for the
 // simulator) deliveries that never happen. The truth comes with it, so a test can
 // say what the ledger must be.
-import { adyenBatch, adyenIgnoredItem } from "@/lib/simulator/providers/adyen";
-import { scriptFor } from "@/lib/simulator/payloads";
-import { seeded, type Random } from "@/lib/simulator/random";
-import { isSimProvider, SIM_PROVIDERS, type SimMovement, type SimProvider } from "@/lib/simulator/script";
+import { adyenBatch, adyenIgnoredItem } from "@/lib/providers/adyen/simulate";
+import { scriptFor } from "@/dev/simulator/payloads";
+import { seeded, type Random } from "@/dev/simulator/random";
+import { isSimProvider, SIM_PROVIDERS, type SimMovement, type SimProvider } from "@/dev/simulator/script";
 
 export type DeliveryNote = "first" | "retry" | "reformatted" | "second-type" | "ignored" | "malformed" | "bad-signature";
 

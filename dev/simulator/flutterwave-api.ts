@@ -4,8 +4,8 @@
 // API shapes it. The worker asks it before crediting a Flutterwave payment
 // (lib/providers/flutterwave/confirm.ts); plain http to this machine is allowed there.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { flutterwaveAmount, flutterwaveTransaction } from "@/lib/simulator/providers/flutterwave";
-import type { SimMovement } from "@/lib/simulator/script";
+import { flutterwaveAmount, flutterwaveTransaction } from "@/lib/providers/flutterwave/simulate";
+import type { SimMovement } from "@/dev/simulator/script";
 
 /** The transactions each secret key may see, by Flutterwave transaction id. */
 export class FlutterwaveAccounts {

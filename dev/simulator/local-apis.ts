@@ -5,8 +5,8 @@
 // started with the same variable, trusts the certificate.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { serveFlutterwaveVerify, type FlutterwaveAccounts } from "@/lib/simulator/flutterwave-api";
-import { certificateUrl, servePaypalCertificate, simulatorPaypalCertificate, type PaypalSigning } from "@/lib/simulator/paypal-certificate";
+import { serveFlutterwaveVerify, type FlutterwaveAccounts } from "@/dev/simulator/flutterwave-api";
+import { certificateUrl, servePaypalCertificate, simulatorPaypalCertificate, type PaypalSigning } from "@/dev/simulator/paypal-certificate";
 
 export type LocalProviderApis = { url: string; paypal: PaypalSigning; close(): Promise<void> };
 

@@ -2,7 +2,7 @@
 // once per process with node:crypto, self-signed into an X.509 certificate by
 // openssl (node:crypto cannot issue one), served over plain HTTP by whoever runs
 // the simulation. Tally fetches it only if TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES
-// names where it is served (lib/config.ts: simulators and tests only).
+// names where it is served (lib/platform/config.ts: simulators and tests only).
 import { execFileSync } from "node:child_process";
 import { generateKeyPairSync, X509Certificate, type KeyObject } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";

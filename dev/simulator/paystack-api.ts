@@ -4,8 +4,8 @@
 // objects it fetches for events that never arrived. Shapes follow Paystack's API:
 // { status, message, data, meta: { total, perPage, page, pageCount } }.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { paystackRefund, paystackTransaction, paystackTransactionId } from "@/lib/simulator/providers/paystack";
-import type { SimMovement } from "@/lib/simulator/script";
+import { paystackRefund, paystackTransaction, paystackTransactionId } from "@/lib/providers/paystack/simulate";
+import type { SimMovement } from "@/dev/simulator/script";
 
 type Ledger = { payments: SimMovement[]; refunds: SimMovement[] };
 

@@ -2,16 +2,16 @@
 // delivery as its provider does, serves the PayPal certificate and Flutterwave's
 // verify endpoint the product calls back, and what it did not drop is what posts.
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { resetConfigForTests } from "@/lib/config";
-import { prisma } from "@/lib/db";
-import { expectedBalances, generateDay, type Day } from "@/lib/simulator/day";
-import { startSimulator, type DeliveryReport, type Simulator } from "@/lib/simulator/server";
-import type { TenantSecrets } from "@/lib/simulator/sign";
-import { aTenant, type TestTenant } from "@/lib/testing/builders";
-import { drainAll } from "@/lib/testing/drain";
-import { anEndpoint } from "@/lib/testing/provider-builders";
-import { startRouteServer } from "@/lib/testing/route-server";
-import { exportLedger } from "@/lib/ledger-export";
+import { resetConfigForTests } from "@/lib/platform/config";
+import { prisma } from "@/lib/platform/db";
+import { expectedBalances, generateDay, type Day } from "@/dev/simulator/day";
+import { startSimulator, type DeliveryReport, type Simulator } from "@/dev/simulator/server";
+import type { TenantSecrets } from "@/dev/simulator/sign";
+import { aTenant, type TestTenant } from "@/dev/testing/builders";
+import { drainAll } from "@/dev/testing/drain";
+import { anEndpoint } from "@/dev/testing/provider-builders";
+import { startRouteServer } from "@/dev/testing/route-server";
+import { exportLedger } from "@/lib/ledger/export";
 
 let tenant: TestTenant;
 let day: Day;

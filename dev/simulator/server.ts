@@ -9,12 +9,12 @@
 // TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES).
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Day, Delivery } from "@/lib/simulator/day";
-import { FlutterwaveAccounts, serveFlutterwaveVerify } from "@/lib/simulator/flutterwave-api";
-import { stripeCharge, stripePaymentIntent, stripeRefund, type SimMovement } from "@/lib/simulator/payloads";
-import { PaystackAccounts, servePaystackApi } from "@/lib/simulator/paystack-api";
-import { certificateUrl, servePaypalCertificate, simulatorPaypalCertificate, type PaypalSigning } from "@/lib/simulator/paypal-certificate";
-import { signedDelivery, type TenantSecrets } from "@/lib/simulator/sign";
+import type { Day, Delivery } from "@/dev/simulator/day";
+import { FlutterwaveAccounts, serveFlutterwaveVerify } from "@/dev/simulator/flutterwave-api";
+import { stripeCharge, stripePaymentIntent, stripeRefund, type SimMovement } from "@/dev/simulator/payloads";
+import { PaystackAccounts, servePaystackApi } from "@/dev/simulator/paystack-api";
+import { certificateUrl, servePaypalCertificate, simulatorPaypalCertificate, type PaypalSigning } from "@/dev/simulator/paypal-certificate";
+import { signedDelivery, type TenantSecrets } from "@/dev/simulator/sign";
 
 export type DeliveryReport = {
   deliveries: number;

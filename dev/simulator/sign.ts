@@ -8,9 +8,9 @@ import { crc32 } from "node:zlib";
 import { hmacValidator } from "@adyen/api-library";
 import Stripe from "stripe";
 import { Webhook } from "standardwebhooks";
-import type { Delivery } from "@/lib/simulator/day";
-import type { PaypalSigning } from "@/lib/simulator/paypal-certificate";
-import type { SimProvider } from "@/lib/simulator/script";
+import type { Delivery } from "@/dev/simulator/day";
+import type { PaypalSigning } from "@/dev/simulator/paypal-certificate";
+import type { SimProvider } from "@/dev/simulator/script";
 
 /**
  * A tenant's secret per provider: the signing secret (Stripe, Standard Webhooks),

@@ -4,8 +4,8 @@
 import { randomBytes } from "node:crypto";
 import Stripe from "stripe";
 import { Webhook } from "standardwebhooks";
-import { SYSTEM_ACTOR } from "@/lib/audit";
-import { addSecret, createTenant, generateSecret } from "@/lib/tenants";
+import { SYSTEM_ACTOR } from "@/lib/admin/audit";
+import { addSecret, createTenant, generateSecret } from "@/lib/admin/tenants";
 
 let counter = 0;
 export const unique = (prefix: string) => `${prefix}${Date.now().toString(36)}${(counter++).toString(36)}${randomBytes(3).toString("hex")}`;

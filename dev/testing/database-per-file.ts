@@ -3,7 +3,7 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, inject } from "vitest";
-import { withDatabase } from "@/lib/testing/global-setup";
+import { withDatabase } from "@/dev/testing/global-setup";
 
 const adminUrl = inject("adminUrl");
 const database = `t_${randomBytes(6).toString("hex")}`;
@@ -15,7 +15,7 @@ process.env.DATABASE_URL = withDatabase(adminUrl, database);
 process.env.TALLY_TEST_ADMIN_URL = adminUrl;
 
 afterAll(async () => {
-  const { closeDb } = await import("@/lib/db");
+  const { closeDb } = await import("@/lib/platform/db");
   await closeDb();
   const c = new pg.Client({ connectionString: adminUrl });
   await c.connect();

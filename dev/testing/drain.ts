@@ -1,8 +1,8 @@
 // Runs the worker's loops in-process until nothing is left to do.
-import { prisma } from "@/lib/db";
-import { dispatchOutbox } from "@/lib/outbox";
-import type { ReceiptTransport } from "@/lib/receipt-transport";
-import { processOnce } from "@/lib/worker";
+import { prisma } from "@/lib/platform/db";
+import { dispatchOutbox } from "@/lib/pipeline/outbox";
+import type { ReceiptTransport } from "@/lib/pipeline/receipt-transport";
+import { processOnce } from "@/lib/pipeline/worker";
 
 export const silent = () => undefined;
 

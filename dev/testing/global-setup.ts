@@ -6,8 +6,8 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import type { TestProject } from "vitest/node";
-import { startEmbeddedPostgres, type EmbeddedServer } from "@/lib/embedded-postgres";
-import { migrate } from "@/lib/migrate";
+import { startEmbeddedPostgres, type EmbeddedServer } from "@/lib/platform/embedded-postgres";
+import { migrate } from "@/lib/platform/migrate";
 
 declare module "vitest" {
   export interface ProvidedContext {

@@ -8,12 +8,12 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { crc32 as zlibCrc32 } from "node:zlib";
 import { hmacValidator } from "@adyen/api-library";
-import { SYSTEM_ACTOR } from "@/lib/audit";
-import { prisma } from "@/lib/db";
-import { forgetEndpoints } from "@/lib/endpoint-cache";
+import { SYSTEM_ACTOR } from "@/lib/admin/audit";
+import { prisma } from "@/lib/platform/db";
+import { forgetEndpoints } from "@/lib/pipeline/endpoint-cache";
 import type { Provider } from "@/lib/generated/prisma/enums";
-import { addSecret, generateSecret } from "@/lib/tenants";
-import { unique, type TestTenant } from "@/lib/testing/builders";
+import { addSecret, generateSecret } from "@/lib/admin/tenants";
+import { unique, type TestTenant } from "@/dev/testing/builders";
 
 /** Adds (or rotates in) a secret for the tenant's endpoint, and sets its settings. Returns the secret. */
 export async function anEndpoint(tenant: TestTenant, provider: Provider, o: { secret?: string; settings?: Record<string, unknown> } = {}): Promise<string> {

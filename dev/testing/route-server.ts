@@ -3,7 +3,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
-import { deliver } from "@/lib/testing/route";
+import { deliver } from "@/dev/testing/route";
 
 export async function startRouteServer(): Promise<{ url: string; close(): Promise<void> }> {
   const server = http.createServer(async (req, res) => {

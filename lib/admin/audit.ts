@@ -1,7 +1,7 @@
 // The audit trail: who did what to which thing, when and why. Written in the
 // same transaction as the change it describes, so neither exists without the other.
 import os from "node:os";
-import { prisma, type Tx } from "@/lib/db";
+import { prisma, type Tx } from "@/lib/platform/db";
 import type { ActorType } from "@/lib/generated/prisma/enums";
 
 export type Actor = { type: ActorType; id?: string; label: string };

@@ -1,9 +1,9 @@
 // Tenants, their provider endpoints and signing secrets. Secrets can overlap
 // during a rotation: the old one keeps verifying until its expiry.
 import { createHash, randomBytes } from "node:crypto";
-import { recordAudit, type Actor } from "@/lib/audit";
-import { prisma } from "@/lib/db";
-import { forgetEndpoints } from "@/lib/endpoint-cache";
+import { recordAudit, type Actor } from "@/lib/admin/audit";
+import { prisma } from "@/lib/platform/db";
+import { forgetEndpoints } from "@/lib/pipeline/endpoint-cache";
 import type { Provider } from "@/lib/generated/prisma/enums";
 import { adapterFor } from "@/lib/providers";
 

@@ -1,11 +1,11 @@
 // People who sign in to the dashboard: a role, the tenants they may see
 // (admins see all), and an Argon2id password hash.
-import { recordAudit, type Actor } from "@/lib/audit";
+import { recordAudit, type Actor } from "@/lib/admin/audit";
 import { generatePassword, hashPassword, passwordProblem } from "@/lib/auth/passwords";
 import { revokeUserSessions } from "@/lib/auth/sessions";
-import { prisma } from "@/lib/db";
+import { prisma } from "@/lib/platform/db";
 import type { Role } from "@/lib/generated/prisma/enums";
-import type { DomainResult } from "@/lib/tenants";
+import type { DomainResult } from "@/lib/admin/tenants";
 
 const ROLES: readonly Role[] = ["ops", "accountant", "admin"];
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;

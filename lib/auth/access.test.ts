@@ -1,16 +1,16 @@
 import { describe, expect, it, beforeAll, afterEach } from "vitest";
-import { SYSTEM_ACTOR } from "@/lib/audit";
+import { SYSTEM_ACTOR } from "@/lib/admin/audit";
 import { requireAccess, type Principal } from "@/lib/auth/access";
 import { createApiToken } from "@/lib/auth/api-tokens";
 import { checkLoginLimit } from "@/lib/auth/login-limit";
 import { SECTION_ROLES } from "@/lib/auth/roles";
 import { resolveSession, sessionIdFor } from "@/lib/auth/sessions";
 import { signIn } from "@/lib/auth/sign-in";
-import { resetConfigForTests } from "@/lib/config";
-import { prisma } from "@/lib/db";
+import { resetConfigForTests } from "@/lib/platform/config";
+import { prisma } from "@/lib/platform/db";
 import type { Role } from "@/lib/generated/prisma/enums";
-import { aTenant, unique, type TestTenant } from "@/lib/testing/builders";
-import { createUser, updateUser } from "@/lib/users";
+import { aTenant, unique, type TestTenant } from "@/dev/testing/builders";
+import { createUser, updateUser } from "@/lib/admin/users";
 
 const PASSWORD = "correct horse battery";
 const ORIGIN = "http://tally.test";

@@ -1,12 +1,12 @@
 // The one place that decides who is asking and what they may touch: a signed-in
 // person (session cookie) or a machine (bearer API token), a tenant they can see,
 // and a role allowed to act. Tenants they cannot see answer as if they did not exist.
-import type { Actor } from "@/lib/audit";
+import type { Actor } from "@/lib/admin/audit";
 import { authenticateToken } from "@/lib/auth/api-tokens";
 import { readSessionCookie } from "@/lib/auth/cookies";
 import { changesState, csrfProblem } from "@/lib/auth/request-origin";
 import { resolveSession, type SessionUser } from "@/lib/auth/sessions";
-import { prisma } from "@/lib/db";
+import { prisma } from "@/lib/platform/db";
 import type { Role } from "@/lib/generated/prisma/enums";
 
 export type UserPrincipal = { kind: "user" } & SessionUser;

@@ -1,10 +1,10 @@
 // API tokens give machines one tenant's JSON API with one role. The token is
 // shown once; only its SHA-256 is stored, so a database leak leaks no token.
 import { createHash, randomBytes } from "node:crypto";
-import { recordAudit, type Actor } from "@/lib/audit";
-import { prisma } from "@/lib/db";
+import { recordAudit, type Actor } from "@/lib/admin/audit";
+import { prisma } from "@/lib/platform/db";
 import type { Role } from "@/lib/generated/prisma/enums";
-import type { DomainResult } from "@/lib/tenants";
+import type { DomainResult } from "@/lib/admin/tenants";
 
 const ROLES: readonly Role[] = ["ops", "accountant", "admin"];
 

@@ -1,6 +1,6 @@
 // The session cookie: its name, its attributes and when it is Secure.
 // Only the cookie holds the session secret; the database holds its SHA-256.
-import { config } from "@/lib/config";
+import { config } from "@/lib/platform/config";
 
 export const SESSION_COOKIE = "tally_session";
 

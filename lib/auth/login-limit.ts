@@ -3,8 +3,8 @@
 // Failures live in login_failures so the brake survives restarts and holds
 // across web processes. Two racing attempts may both slip under the limit by
 // one; that bounds a guesser just the same.
-import { config } from "@/lib/config";
-import { prisma } from "@/lib/db";
+import { config } from "@/lib/platform/config";
+import { prisma } from "@/lib/platform/db";
 
 export type LimitVerdict = { ok: true } | { ok: false; retryAfterSeconds: number; scope: "email" | "ip" };
 

@@ -1,7 +1,7 @@
 // Where a request comes from: the browser origin that sent it (for CSRF) and
 // the client address (for the sign-in rate limit).
 import { timingSafeEqual } from "node:crypto";
-import { config } from "@/lib/config";
+import { config } from "@/lib/platform/config";
 
 const STATE_CHANGING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 

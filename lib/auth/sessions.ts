@@ -2,11 +2,11 @@
 // sign-out, an admin, or the idle and absolute timeouts. The cookie carries a
 // random secret; the row's id is its SHA-256, so a database leak reveals no cookie.
 import { createHash, randomBytes } from "node:crypto";
-import { recordAudit, type Actor } from "@/lib/audit";
-import { config } from "@/lib/config";
-import { prisma, type Tx } from "@/lib/db";
+import { recordAudit, type Actor } from "@/lib/admin/audit";
+import { config } from "@/lib/platform/config";
+import { prisma, type Tx } from "@/lib/platform/db";
 import type { Role } from "@/lib/generated/prisma/enums";
-import type { DomainResult } from "@/lib/tenants";
+import type { DomainResult } from "@/lib/admin/tenants";
 
 export type SessionUser = {
   sessionId: string;

@@ -1,10 +1,10 @@
 // Email + password sign-in. Every answer for a wrong email, a wrong password
 // or a disabled user is the same and takes as long, so it reveals no account.
-import { recordAudit } from "@/lib/audit";
+import { recordAudit } from "@/lib/admin/audit";
 import { checkLoginLimit, clearLoginFailures, recordLoginFailure } from "@/lib/auth/login-limit";
 import { hashPassword, verifyPassword } from "@/lib/auth/passwords";
 import { createSession, type SessionUser } from "@/lib/auth/sessions";
-import { prisma } from "@/lib/db";
+import { prisma } from "@/lib/platform/db";
 
 export type SignInResult =
   | { ok: true; cookieValue: string; expiresAt: Date; user: Omit<SessionUser, "sessionId" | "csrfToken"> }

@@ -13,13 +13,13 @@
 // the audit entry in one transaction. The ledger is never edited: a correction is
 // a new posting with the corrected posting's provider and reference, through the
 // same clearing and customer accounts, so reconciliation nets it with the original.
-import { recordAudit } from "@/lib/audit";
-import { config } from "@/lib/config";
-import { Prisma, prisma, type Tx } from "@/lib/db";
-import { bodyAsText } from "@/lib/events";
+import { recordAudit } from "@/lib/admin/audit";
+import { config } from "@/lib/platform/config";
+import { Prisma, prisma, type Tx } from "@/lib/platform/db";
+import { bodyAsText } from "@/lib/views/events";
 import type { CaseKind, CaseResolution, CaseStatus, Provider } from "@/lib/generated/prisma/enums";
-import { writePosting, type Leg } from "@/lib/ledger";
-import type { DomainResult } from "@/lib/tenants";
+import { writePosting, type Leg } from "@/lib/ledger/postings";
+import type { DomainResult } from "@/lib/admin/tenants";
 
 /** A signed-in person: four-eyes is about people, so API tokens cannot decide cases. */
 export type Person = { userId: string; label: string };

@@ -1,6 +1,6 @@
 // Reading the books for people: a tenant's accounts with their balances, and
 // an account's ledger entries with the posting each belongs to. Read-only.
-import { prisma } from "@/lib/db";
+import { prisma } from "@/lib/platform/db";
 import type { AccountKind } from "@/lib/generated/prisma/enums";
 
 export type AccountFilter = { tenantId: string; kind?: AccountKind; code?: string; limit?: number; afterId?: bigint };

@@ -1,7 +1,7 @@
 // The ledger as a canonical document: no database ids or insert times, postings
 // and balances in a fixed order, so two exports of the same ledger are equal
 // byte for byte (the replay compares them; an auditor can diff them).
-import { Prisma, prisma } from "@/lib/db";
+import { Prisma, prisma } from "@/lib/platform/db";
 
 export type ExportedPosting = {
   provider: string | null;

@@ -1,6 +1,6 @@
 // The ledger's invariants, checked from the outside: after every worker test,
 // by the replay after every run, and on demand by operators.
-import { Prisma, prisma } from "@/lib/db";
+import { Prisma, prisma } from "@/lib/platform/db";
 
 export type Violation = { invariant: string; detail: string };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { currencyExponent, decimalText, toDecimalText, toMinorUnits } from "@/lib/money";
+import { currencyExponent, decimalText, toDecimalText, toMinorUnits } from "@/lib/ledger/money";
 
 const minor = (decimal: string, currency: string) => {
   const r = toMinorUnits(decimal, currency);

@@ -1,6 +1,6 @@
 // The double-entry ledger: balanced postings, their entries, and the balances
 // they move, always written together in the caller's transaction.
-import { Prisma, type Tx } from "@/lib/db";
+import { Prisma, type Tx } from "@/lib/platform/db";
 import type { AccountKind, PostingKind, Provider } from "@/lib/generated/prisma/enums";
 
 /** Debits positive, credits negative; a posting's legs sum to zero per currency. */

@@ -5,8 +5,8 @@
 //   RECEIVED raw event ──parse──► IGNORED | FAILED
 //                        └─claim─► CLAIMED (won ≥ 1 key) ──commit──► DONE
 //                                  DUPLICATE (every key already claimed)
-import { config } from "@/lib/config";
-import { Prisma, prisma, type Tx } from "@/lib/db";
+import { config } from "@/lib/platform/config";
+import { Prisma, prisma, type Tx } from "@/lib/platform/db";
 import type { Provider } from "@/lib/generated/prisma/enums";
 import { adapterFor } from "@/lib/providers";
 import type { Movement, ParseResult } from "@/lib/providers/types";

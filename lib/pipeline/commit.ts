@@ -3,14 +3,14 @@
 // the balanced posting and balance changes are written, the raw event is marked
 // done, and a receipt is queued in the outbox. No network call happens inside.
 import { setTimeout as sleep } from "node:timers/promises";
-import { failClaim, lockPaymentReference, parseRaw, releaseClaim, releaseClaimToWait, type OwnedClaim } from "@/lib/claim";
-import { config } from "@/lib/config";
-import { pauseIfFaultAt } from "@/lib/fault";
-import { Prisma, prisma, type Tx } from "@/lib/db";
-import { assertBalanced, clearingAccountCode, customerAccountCode, ensureAccount, UNALLOCATED_ACCOUNT } from "@/lib/ledger";
+import { failClaim, lockPaymentReference, parseRaw, releaseClaim, releaseClaimToWait, type OwnedClaim } from "@/lib/pipeline/claim";
+import { config } from "@/lib/platform/config";
+import { pauseIfFaultAt } from "@/lib/pipeline/fault";
+import { Prisma, prisma, type Tx } from "@/lib/platform/db";
+import { assertBalanced, clearingAccountCode, customerAccountCode, ensureAccount, UNALLOCATED_ACCOUNT } from "@/lib/ledger/postings";
 import { adapterFor } from "@/lib/providers";
 import type { Movement } from "@/lib/providers/types";
-import { CLAIMS_CHANNEL, OUTBOX_CHANNEL, wake } from "@/lib/wake";
+import { CLAIMS_CHANNEL, OUTBOX_CHANNEL, wake } from "@/lib/pipeline/wake";
 
 export type CommitOutcome =
   | { kind: "posted"; postingId: bigint; outboxId: bigint }

@@ -1,8 +1,8 @@
 // The tenant's endpoint and signing secrets, cached in memory so the
 // acknowledgement path costs one database round trip: the insert.
 // A secret added or revoked elsewhere takes effect within the TTL.
-import { config } from "@/lib/config";
-import { prisma } from "@/lib/db";
+import { config } from "@/lib/platform/config";
+import { prisma } from "@/lib/platform/db";
 import type { Provider } from "@/lib/generated/prisma/enums";
 
 export type EndpointKeys = {

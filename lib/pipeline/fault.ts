@@ -1,6 +1,6 @@
 // Fault hooks for crash tests: the worker announces where it stopped and waits
 // there, still holding its transaction open, until the test SIGKILLs it.
-import { config } from "@/lib/config";
+import { config } from "@/lib/platform/config";
 
 export type FaultPoint = "after-ledger-write" | "after-claim";
 

@@ -1,14 +1,14 @@
 import pg from "pg";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { DELETE, GET } from "@/app/api/webhooks/[tenant]/[provider]/route";
-import { SYSTEM_ACTOR } from "@/lib/audit";
-import { resetConfigForTests } from "@/lib/config";
-import { closeDb, prisma } from "@/lib/db";
-import { forgetEndpoints } from "@/lib/endpoint-cache";
-import { metrics } from "@/lib/metrics";
-import { addSecret, createTenant, generateSecret } from "@/lib/tenants";
-import { aStandardPayment, aStripePayment, aTenant, standardHeaders, stripeRequest, stripeSignatureHeader, webhookRequest, type TestTenant } from "@/lib/testing/builders";
-import { deliver } from "@/lib/testing/route";
+import { SYSTEM_ACTOR } from "@/lib/admin/audit";
+import { resetConfigForTests } from "@/lib/platform/config";
+import { closeDb, prisma } from "@/lib/platform/db";
+import { forgetEndpoints } from "@/lib/pipeline/endpoint-cache";
+import { metrics } from "@/lib/platform/metrics";
+import { addSecret, createTenant, generateSecret } from "@/lib/admin/tenants";
+import { aStandardPayment, aStripePayment, aTenant, standardHeaders, stripeRequest, stripeSignatureHeader, webhookRequest, type TestTenant } from "@/dev/testing/builders";
+import { deliver } from "@/dev/testing/route";
 
 let tenant: TestTenant;
 beforeAll(async () => {

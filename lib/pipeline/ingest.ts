@@ -1,15 +1,15 @@
 // The acknowledgement path: verify the signature over the bytes received, store
 // them untouched, say yes. No parsing, no ledger, no network: the acknowledgement
 // promises only that we hold the event; the worker acts on it later.
-import { config } from "@/lib/config";
-import { readBodyWithLimit } from "@/lib/body-limit";
-import { isDatabaseUnavailable, pool } from "@/lib/db";
-import { activeSecrets, lookupEndpoint } from "@/lib/endpoint-cache";
+import { config } from "@/lib/platform/config";
+import { readBodyWithLimit } from "@/lib/pipeline/body-limit";
+import { isDatabaseUnavailable, pool } from "@/lib/platform/db";
+import { activeSecrets, lookupEndpoint } from "@/lib/pipeline/endpoint-cache";
 import type { EventSource, Provider } from "@/lib/generated/prisma/enums";
-import { metrics } from "@/lib/metrics";
+import { metrics } from "@/lib/platform/metrics";
 import { adapterFor } from "@/lib/providers";
 import type { ProviderAdapter, VerifyFailure, VerifyHint } from "@/lib/providers/types";
-import { RAW_EVENTS_CHANNEL, wake } from "@/lib/wake";
+import { RAW_EVENTS_CHANNEL, wake } from "@/lib/pipeline/wake";
 
 export type RejectReason = VerifyFailure | "unknown_provider" | "unknown_tenant" | "unknown_endpoint" | "body_too_large" | "database_unavailable";
 

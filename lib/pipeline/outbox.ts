@@ -1,9 +1,9 @@
 // The outbox dispatcher: delivers what committed transactions queued, after the
 // commit, at least once. A row is leased (available_at pushed forward) while it
 // is being sent, so a dispatcher that dies mid-send only delays it.
-import { config } from "@/lib/config";
-import { Prisma, prisma } from "@/lib/db";
-import type { ReceiptTransport } from "@/lib/receipt-transport";
+import { config } from "@/lib/platform/config";
+import { Prisma, prisma } from "@/lib/platform/db";
+import type { ReceiptTransport } from "@/lib/pipeline/receipt-transport";
 
 export type DispatchResult = { leased: number; sent: number; failed: number };
 

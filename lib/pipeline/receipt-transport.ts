@@ -2,7 +2,7 @@
 // idempotency key: delivery is at least once, so the receiving side drops repeats.
 import { mkdir, open, type FileHandle } from "node:fs/promises";
 import path from "node:path";
-import { config } from "@/lib/config";
+import { config } from "@/lib/platform/config";
 
 export type Receipt = { outboxId: bigint; tenantId: string; payload: Record<string, unknown> };
 

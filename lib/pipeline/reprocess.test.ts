@@ -1,12 +1,12 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { SYSTEM_ACTOR } from "@/lib/audit";
-import { pickUpReceived } from "@/lib/claim";
-import { prisma } from "@/lib/db";
-import { ledgerViolations } from "@/lib/ledger-invariants";
-import { reprocessEvent, reprocessFailed } from "@/lib/reprocess";
-import { aStripePayment, aTenant, stripeRequest, type TestTenant } from "@/lib/testing/builders";
-import { drain } from "@/lib/testing/drain";
-import { deliver } from "@/lib/testing/route";
+import { SYSTEM_ACTOR } from "@/lib/admin/audit";
+import { pickUpReceived } from "@/lib/pipeline/claim";
+import { prisma } from "@/lib/platform/db";
+import { ledgerViolations } from "@/lib/ledger/invariants";
+import { reprocessEvent, reprocessFailed } from "@/lib/pipeline/reprocess";
+import { aStripePayment, aTenant, stripeRequest, type TestTenant } from "@/dev/testing/builders";
+import { drain } from "@/dev/testing/drain";
+import { deliver } from "@/dev/testing/route";
 
 let tenant: TestTenant;
 beforeAll(async () => {

@@ -1,11 +1,11 @@
 // Sending events back through the normal path after a fix: a FAILED or IGNORED
 // event is parsed again; a stuck or FAILED claim is released for any worker to
 // take (new fencing token). DONE work is never redone. Every request is audited.
-import { recordAudit, type Actor } from "@/lib/audit";
-import { Prisma, prisma } from "@/lib/db";
+import { recordAudit, type Actor } from "@/lib/admin/audit";
+import { Prisma, prisma } from "@/lib/platform/db";
 import type { RawEventStatus } from "@/lib/generated/prisma/enums";
-import type { DomainResult } from "@/lib/tenants";
-import { CLAIMS_CHANNEL, RAW_EVENTS_CHANNEL, wake } from "@/lib/wake";
+import type { DomainResult } from "@/lib/admin/tenants";
+import { CLAIMS_CHANNEL, RAW_EVENTS_CHANNEL, wake } from "@/lib/pipeline/wake";
 
 export type Requeued = { rawEventId: bigint; action: "reparse" | "release-claims"; claims: number };
 

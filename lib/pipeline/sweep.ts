@@ -1,10 +1,10 @@
 // Step 5: the sweep, which assumes workers die. Claims held longer than the
 // stale threshold and not DONE are released (new fencing token) for any worker
 // to reprocess; past the attempt limit they become FAILED and show as stuck.
-import { config } from "@/lib/config";
-import { markRawFailed } from "@/lib/claim";
-import { Prisma, prisma } from "@/lib/db";
-import { CLAIMS_CHANNEL, wake } from "@/lib/wake";
+import { config } from "@/lib/platform/config";
+import { markRawFailed } from "@/lib/pipeline/claim";
+import { Prisma, prisma } from "@/lib/platform/db";
+import { CLAIMS_CHANNEL, wake } from "@/lib/pipeline/wake";
 
 // One sweeper at a time across replicas: a transaction-scoped advisory lock.
 const SWEEP_LOCK = 0x7a11_5e01;

@@ -3,11 +3,11 @@ import { mkdtempSync, readFileSync, existsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { prisma } from "@/lib/db";
-import { ledgerViolations } from "@/lib/ledger-invariants";
-import { aStripePayment, aTenant, stripeRequest, type TestTenant } from "@/lib/testing/builders";
-import { deliver } from "@/lib/testing/route";
-import { startWorkerProcess, type WorkerProcess } from "@/lib/testing/worker-process";
+import { prisma } from "@/lib/platform/db";
+import { ledgerViolations } from "@/lib/ledger/invariants";
+import { aStripePayment, aTenant, stripeRequest, type TestTenant } from "@/dev/testing/builders";
+import { deliver } from "@/dev/testing/route";
+import { startWorkerProcess, type WorkerProcess } from "@/dev/testing/worker-process";
 
 let tenant: TestTenant;
 const running: WorkerProcess[] = [];

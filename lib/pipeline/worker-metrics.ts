@@ -1,7 +1,7 @@
 // The worker's metrics, in the same per-process registry as the web app's.
 import { Counter, Gauge, Histogram } from "prom-client";
-import { metrics } from "@/lib/metrics";
-import { outboxBacklog } from "@/lib/outbox";
+import { metrics } from "@/lib/platform/metrics";
+import { outboxBacklog } from "@/lib/pipeline/outbox";
 
 function create() {
   const registers = [metrics().registry];

@@ -1,16 +1,16 @@
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { pickUpReceived, takeReleasedClaims } from "@/lib/claim";
-import { commitClaim } from "@/lib/commit";
-import { Prisma, prisma } from "@/lib/db";
-import { ledgerViolations } from "@/lib/ledger-invariants";
-import { dispatchOutbox } from "@/lib/outbox";
-import { sweepStaleClaims } from "@/lib/sweep";
-import { aStandardPayment, aStripeChargeFor, aStripePayment, aStripeRefund, aTenant, standardHeaders, stripeRequest, webhookRequest, type TestTenant } from "@/lib/testing/builders";
-import { drain, memoryTransport, silent } from "@/lib/testing/drain";
-import { processOnce } from "@/lib/worker";
-import { reprocessEvent } from "@/lib/reprocess";
-import { SYSTEM_ACTOR } from "@/lib/audit";
-import { deliver } from "@/lib/testing/route";
+import { pickUpReceived, takeReleasedClaims } from "@/lib/pipeline/claim";
+import { commitClaim } from "@/lib/pipeline/commit";
+import { Prisma, prisma } from "@/lib/platform/db";
+import { ledgerViolations } from "@/lib/ledger/invariants";
+import { dispatchOutbox } from "@/lib/pipeline/outbox";
+import { sweepStaleClaims } from "@/lib/pipeline/sweep";
+import { aStandardPayment, aStripeChargeFor, aStripePayment, aStripeRefund, aTenant, standardHeaders, stripeRequest, webhookRequest, type TestTenant } from "@/dev/testing/builders";
+import { drain, memoryTransport, silent } from "@/dev/testing/drain";
+import { processOnce } from "@/lib/pipeline/worker";
+import { reprocessEvent } from "@/lib/pipeline/reprocess";
+import { SYSTEM_ACTOR } from "@/lib/admin/audit";
+import { deliver } from "@/dev/testing/route";
 
 let tenant: TestTenant;
 beforeAll(async () => {

@@ -2,17 +2,17 @@
 // polling as the safety net), the outbox dispatcher, and the sweep timer.
 // Safe as several replicas: every take is SKIP LOCKED or advisory-locked.
 import pg from "pg";
-import { pickUpReceived, releaseClaim, takeReleasedClaims, type OwnedClaim } from "@/lib/claim";
-import { commitClaim, retryDelayMs } from "@/lib/commit";
-import { config } from "@/lib/config";
-import { pauseIfFaultAt } from "@/lib/fault";
-import { databaseUrl, isDatabaseUnavailable } from "@/lib/db";
-import { dispatchOutbox } from "@/lib/outbox";
-import { configuredTransport, type ReceiptTransport } from "@/lib/receipt-transport";
+import { pickUpReceived, releaseClaim, takeReleasedClaims, type OwnedClaim } from "@/lib/pipeline/claim";
+import { commitClaim, retryDelayMs } from "@/lib/pipeline/commit";
+import { config } from "@/lib/platform/config";
+import { pauseIfFaultAt } from "@/lib/pipeline/fault";
+import { databaseUrl, isDatabaseUnavailable } from "@/lib/platform/db";
+import { dispatchOutbox } from "@/lib/pipeline/outbox";
+import { configuredTransport, type ReceiptTransport } from "@/lib/pipeline/receipt-transport";
 import { runDueReconciliations } from "@/lib/recon/schedule";
-import { sweepStaleClaims } from "@/lib/sweep";
-import { CLAIMS_CHANNEL, OUTBOX_CHANNEL, RAW_EVENTS_CHANNEL } from "@/lib/wake";
-import { workerMetrics } from "@/lib/worker-metrics";
+import { sweepStaleClaims } from "@/lib/pipeline/sweep";
+import { CLAIMS_CHANNEL, OUTBOX_CHANNEL, RAW_EVENTS_CHANNEL } from "@/lib/pipeline/wake";
+import { workerMetrics } from "@/lib/pipeline/worker-metrics";
 
 export type Log = (event: string, fields?: Record<string, unknown>) => void;
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { config, resetConfigForTests } from "@/lib/config";
+import { config, resetConfigForTests } from "@/lib/platform/config";
 
 /** The configuration with exactly these variables changed from the test run's. */
 const read = (env: Record<string, string>) => {

@@ -1,9 +1,9 @@
 // Makes sure there is a migrated database to talk to: DATABASE_URL's, or the
 // embedded server's `tally` database (started here if nothing runs it yet).
-import { config } from "@/lib/config";
-import { databaseUrl } from "@/lib/db";
-import { defaultDataDir, embeddedUrl, ensureDatabase, startEmbeddedPostgres, type EmbeddedServer } from "@/lib/embedded-postgres";
-import { migrate } from "@/lib/migrate";
+import { config } from "@/lib/platform/config";
+import { databaseUrl } from "@/lib/platform/db";
+import { defaultDataDir, embeddedUrl, ensureDatabase, startEmbeddedPostgres, type EmbeddedServer } from "@/lib/platform/embedded-postgres";
+import { migrate } from "@/lib/platform/migrate";
 
 export type PreparedDatabase = {
   url: string;

@@ -2,8 +2,8 @@
 // adapter, no Rust engine) and the pg pool under it, shared per process.
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
-import { config } from "@/lib/config";
-import { embeddedUrl } from "@/lib/embedded-postgres";
+import { config } from "@/lib/platform/config";
+import { embeddedUrl } from "@/lib/platform/embedded-postgres";
 import { PrismaClient } from "@/lib/generated/prisma/client";
 
 export { Prisma } from "@/lib/generated/prisma/client";

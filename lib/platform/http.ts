@@ -1,7 +1,7 @@
 // One place that turns domain outcomes and unexpected failures into HTTP:
 // a clear status and message, never a stack trace.
 import type { z } from "zod";
-import { isDatabaseUnavailable } from "@/lib/db";
+import { isDatabaseUnavailable } from "@/lib/platform/db";
 
 export function jsonError(status: number, code: string, message: string, headers?: HeadersInit): Response {
   return Response.json({ error: { code, message } }, { status, headers });

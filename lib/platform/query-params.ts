@@ -1,7 +1,7 @@
 // Query-string inputs shared by the JSON API and the pages that read the same
 // filters from their URL: blank means absent, dates are days or instants, ids are bigints.
 import { z } from "zod";
-import { RAW_EVENT_STATUSES } from "@/lib/events";
+import { RAW_EVENT_STATUSES } from "@/lib/views/events";
 import { Provider } from "@/lib/generated/prisma/enums";
 
 const blank = (v: unknown) => (typeof v === "string" && v.trim() === "" ? undefined : v);

@@ -2,7 +2,7 @@
 // a number sent as a string, null sent as "", a timestamp as text. The same
 // event must parse to the same movement whichever way it was serialised.
 import { z } from "zod";
-import { decimalText } from "@/lib/money";
+import { decimalText } from "@/lib/ledger/money";
 
 /** Integer minor units from a JSON number or a string of digits; never a float. */
 export const minorUnits = z

@@ -1,7 +1,7 @@
 // Settlement report files: Stripe's itemized balance report, Adyen's Settlement
 // Details Report, and Tally's own minimal format for any other provider. Each
 // row becomes a SettlementLine or a ReportError naming the row and column.
-import { toMinorUnits } from "@/lib/money";
+import { toMinorUnits } from "@/lib/ledger/money";
 import type { SettlementLine } from "@/lib/recon/types";
 
 export type ReportFormat = "stripe" | "adyen" | "tally";

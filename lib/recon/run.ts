@@ -12,17 +12,17 @@ import { pipeline } from "node:stream/promises";
 import { Readable } from "node:stream";
 import type { PoolClient } from "pg";
 import { from as copyFrom } from "pg-copy-streams";
-import { recordAudit, SYSTEM_ACTOR, type Actor } from "@/lib/audit";
-import { idempotencyKey } from "@/lib/claim";
-import { config } from "@/lib/config";
-import { pool, prisma } from "@/lib/db";
+import { recordAudit, SYSTEM_ACTOR, type Actor } from "@/lib/admin/audit";
+import { idempotencyKey } from "@/lib/pipeline/claim";
+import { config } from "@/lib/platform/config";
+import { pool, prisma } from "@/lib/platform/db";
 import type { Provider } from "@/lib/generated/prisma/enums";
 import { CsvSyntaxError, readCsv } from "@/lib/recon/csv";
 import { detectFormat, mapperFor, ReportError, type ReportFormat } from "@/lib/recon/reports";
 import { settlementSourceFor } from "@/lib/recon/sources";
 import type { EndpointContext, SettlementLine, SettlementSource, Window } from "@/lib/recon/types";
-import type { DomainResult } from "@/lib/tenants";
-import { RAW_EVENTS_CHANNEL, wake } from "@/lib/wake";
+import type { DomainResult } from "@/lib/admin/tenants";
+import { RAW_EVENTS_CHANNEL, wake } from "@/lib/pipeline/wake";
 
 export type ReconSourceInput = { kind: "api" } | { kind: "csv"; file: string; format?: ReportFormat };
 

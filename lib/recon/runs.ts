@@ -1,7 +1,7 @@
 // Reading reconciliation runs for people: the list (window, source, who started
 // it, bucket counts, duration, outcome) and one run's discrepancies by bucket.
 // Matched lines are counted, never stored one by one.
-import { prisma } from "@/lib/db";
+import { prisma } from "@/lib/platform/db";
 import type { DiscrepancyBucket } from "@/lib/generated/prisma/enums";
 
 export async function listRuns(tenantId: string, o: { limit?: number; beforeId?: bigint } = {}) {

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { prisma } from "@/lib/db";
+import { prisma } from "@/lib/platform/db";
 import { runDueReconciliations } from "@/lib/recon/schedule";
-import { generateDay } from "@/lib/simulator/day";
-import { startSimulator, type Simulator } from "@/lib/simulator/server";
-import { aTenant, type TestTenant } from "@/lib/testing/builders";
+import { generateDay } from "@/dev/simulator/day";
+import { startSimulator, type Simulator } from "@/dev/simulator/server";
+import { aTenant, type TestTenant } from "@/dev/testing/builders";
 
 let tenant: TestTenant;
 let sim: Simulator;

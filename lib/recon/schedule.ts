@@ -1,8 +1,8 @@
 // The daily reconciliation, run by the worker. Each (tenant, provider, day) runs
 // once however many replicas there are: the run row for the day is unique.
-import { SYSTEM_ACTOR } from "@/lib/audit";
-import { config } from "@/lib/config";
-import { prisma } from "@/lib/db";
+import { SYSTEM_ACTOR } from "@/lib/admin/audit";
+import { config } from "@/lib/platform/config";
+import { prisma } from "@/lib/platform/db";
 import { runReconciliation, type ReconSummary } from "@/lib/recon/run";
 import { settlementSourceFor } from "@/lib/recon/sources";
 import type { Window } from "@/lib/recon/types";

@@ -1,10 +1,10 @@
 // A reconciliation started by a person (dashboard or API): runReconciliation
 // audits a finished run as recon.run; a refused one (a malformed report, no
 // settlement API, a bad window) is audited here, so every attempt is on record.
-import { recordAudit } from "@/lib/audit";
-import { prisma } from "@/lib/db";
+import { recordAudit } from "@/lib/admin/audit";
+import { prisma } from "@/lib/platform/db";
 import { runReconciliation, type ReconInput, type ReconSummary } from "@/lib/recon/run";
-import type { DomainResult } from "@/lib/tenants";
+import type { DomainResult } from "@/lib/admin/tenants";
 
 export async function startReconciliation(input: ReconInput & { fileName?: string }): Promise<DomainResult<ReconSummary>> {
   const r = await runReconciliation(input);

@@ -1,7 +1,7 @@
 // Step 7: make the rate visible. The daily discrepancy count per provider, over
 // the items compared that day, and a verdict on its direction: the target is a
 // number trending towards zero, and a flat non-zero rate is a defect, not weather.
-import { Prisma, prisma } from "@/lib/db";
+import { Prisma, prisma } from "@/lib/platform/db";
 import type { Provider } from "@/lib/generated/prisma/enums";
 
 export type DayPoint = { provider: Provider; day: string; compared: number; discrepancies: number; theirsNotOurs: number; oursNotTheirs: number; mismatched: number };

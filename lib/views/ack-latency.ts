@@ -1,7 +1,7 @@
 // The acknowledgement latency people see on the overview: the 99th percentile of
 // this web process's tally_webhook_ack_seconds histogram, estimated from its
 // buckets the way Prometheus' histogram_quantile does (linear within a bucket).
-import { metrics } from "@/lib/metrics";
+import { metrics } from "@/lib/platform/metrics";
 
 /** Cumulative counts: `count` observations were ≤ `le` seconds. The last bucket is +Inf. */
 export type Bucket = { le: number; count: number };

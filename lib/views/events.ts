@@ -1,5 +1,5 @@
 // Reading raw events for people: listings for the CLI and dashboard.
-import { prisma } from "@/lib/db";
+import { prisma } from "@/lib/platform/db";
 import type { RawEventStatus } from "@/lib/generated/prisma/enums";
 
 export const RAW_EVENT_STATUSES: readonly RawEventStatus[] = ["RECEIVED", "CLAIMED", "DONE", "DUPLICATE", "IGNORED", "FAILED"];

@@ -1,15 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { estimateQuantile } from "@/lib/ack-latency";
-import { SYSTEM_ACTOR } from "@/lib/audit";
-import { pickUpReceived } from "@/lib/claim";
-import { Prisma, prisma } from "@/lib/db";
-import { metrics } from "@/lib/metrics";
-import { chartSeries, overview } from "@/lib/overview";
-import { reprocessEvent } from "@/lib/reprocess";
-import { listStuck } from "@/lib/stuck-claims";
-import { aStripePayment, aStripeRefund, aTenant, stripeRequest, type TestTenant } from "@/lib/testing/builders";
-import { drain } from "@/lib/testing/drain";
-import { deliver } from "@/lib/testing/route";
+import { estimateQuantile } from "@/lib/views/ack-latency";
+import { SYSTEM_ACTOR } from "@/lib/admin/audit";
+import { pickUpReceived } from "@/lib/pipeline/claim";
+import { Prisma, prisma } from "@/lib/platform/db";
+import { metrics } from "@/lib/platform/metrics";
+import { chartSeries, overview } from "@/lib/views/overview";
+import { reprocessEvent } from "@/lib/pipeline/reprocess";
+import { listStuck } from "@/lib/views/stuck-claims";
+import { aStripePayment, aStripeRefund, aTenant, stripeRequest, type TestTenant } from "@/dev/testing/builders";
+import { drain } from "@/dev/testing/drain";
+import { deliver } from "@/dev/testing/route";
 
 const DAY = 86_400_000;
 const STALE = 300_000;
@@ -77,7 +77,7 @@ describe("the overview", () => {
   it("counts today's events, this tenant's outbox, stuck work, open cases and uncleared alerts, and nothing of another tenant's", async () => {
     const tenant = await aTenant();
     const other = await aTenant();
-    const { processOnce } = await import("@/lib/worker");
+    const { processOnce } = await import("@/lib/pipeline/worker");
     // The other tenant's two payments are posted, their receipts queued but not yet sent.
     for (let i = 0; i < 2; i++) expect((await deliver(stripeRequest(other, aStripePayment()))).status).toBe(200);
     await deliver(stripeRequest(other, "{not json"));

@@ -2,12 +2,12 @@
 // provider, a 7-day moving average and the verdict on its direction) beside the
 // figures ops watch: acknowledgement latency, what arrived today, the outbox,
 // what is stuck, open cases and uncleared alerts. One read per refresh.
-import { ackLatencyP99, type AckLatency } from "@/lib/ack-latency";
-import { OPEN_STATUSES } from "@/lib/cases";
-import { Prisma, prisma } from "@/lib/db";
+import { ackLatencyP99, type AckLatency } from "@/lib/views/ack-latency";
+import { OPEN_STATUSES } from "@/lib/cases/cases";
+import { Prisma, prisma } from "@/lib/platform/db";
 import type { CaseStatus } from "@/lib/generated/prisma/enums";
 import { discrepancyHistory, trendVerdict, type DayPoint, type Verdict } from "@/lib/recon/trend";
-import { countStuck, type StuckCounts } from "@/lib/stuck-claims";
+import { countStuck, type StuckCounts } from "@/lib/views/stuck-claims";
 
 const DAY = 86_400_000;
 export const OVERVIEW_RANGES = [30, 90] as const;

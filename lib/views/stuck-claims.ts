@@ -2,8 +2,8 @@
 // threshold (the sweep will release them, but a person may want to look), refunds
 // that have waited that long for their payment (reconciliation should bring the
 // payment in), claims that gave up (FAILED), and events that failed to parse. Each can be sent back
-// through the normal path with lib/reprocess.ts.
-import { Prisma, prisma } from "@/lib/db";
+// through the normal path with lib/pipeline/reprocess.ts.
+import { Prisma, prisma } from "@/lib/platform/db";
 import type { Provider } from "@/lib/generated/prisma/enums";
 
 export type StuckKind = "stale_claim" | "waiting_claim" | "failed_claim" | "failed_event";

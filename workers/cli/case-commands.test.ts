@@ -1,8 +1,8 @@
 // `npm run tally -- cases list` as an operator runs it: a real process.
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { prisma } from "@/lib/db";
-import { aTenant } from "@/lib/testing/builders";
+import { prisma } from "@/lib/platform/db";
+import { aTenant } from "@/dev/testing/builders";
 
 function tally(...args: string[]) {
   const r = spawnSync(process.execPath, ["--import", "tsx", "workers/tally.ts", ...args], { encoding: "utf8", env: process.env });

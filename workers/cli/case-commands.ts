@@ -1,6 +1,6 @@
 // cases commands: what reconciliation left for a person to decide, from the
 // shell. Read-only: proposing and approving happen signed in, four-eyes.
-import { listCases } from "@/lib/cases";
+import { listCases } from "@/lib/cases/cases";
 import { printJson, table, UsageError, type Command } from "@/workers/cli/framework";
 import { requireTenant } from "@/workers/cli/setup-commands";
 

@@ -1,10 +1,10 @@
 // events commands: what arrived, and in what state.
-import { prisma } from "@/lib/db";
-import { listEvents, RAW_EVENT_STATUSES } from "@/lib/events";
+import { prisma } from "@/lib/platform/db";
+import { listEvents, RAW_EVENT_STATUSES } from "@/lib/views/events";
 import type { RawEventStatus } from "@/lib/generated/prisma/enums";
-import { cliActor } from "@/lib/audit";
-import { config } from "@/lib/config";
-import { reprocessEvent, reprocessFailed } from "@/lib/reprocess";
+import { cliActor } from "@/lib/admin/audit";
+import { config } from "@/lib/platform/config";
+import { reprocessEvent, reprocessFailed } from "@/lib/pipeline/reprocess";
 import { orFail, printJson, table, UsageError, type Command } from "@/workers/cli/framework";
 import { requireTenant } from "@/workers/cli/setup-commands";
 

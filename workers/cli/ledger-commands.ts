@@ -1,8 +1,8 @@
 // ledger export and day generate: the replay's inputs and its evidence.
 import path from "node:path";
-import { exportLedger, ledgerCsv, ledgerJson } from "@/lib/ledger-export";
-import { DEFAULT_PROVIDER_WEIGHTS, generateDay, providersFromText } from "@/lib/simulator/day";
-import { writeDayFile } from "@/lib/simulator/day-file";
+import { exportLedger, ledgerCsv, ledgerJson } from "@/lib/ledger/export";
+import { DEFAULT_PROVIDER_WEIGHTS, generateDay, providersFromText } from "@/dev/simulator/day";
+import { writeDayFile } from "@/dev/simulator/day-file";
 import { UsageError, type Command } from "@/workers/cli/framework";
 import { requireTenant } from "@/workers/cli/setup-commands";
 

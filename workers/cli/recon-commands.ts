@@ -1,6 +1,6 @@
 // recon commands: run a reconciliation, list runs, read the trend.
-import { cliActor } from "@/lib/audit";
-import { prisma } from "@/lib/db";
+import { cliActor } from "@/lib/admin/audit";
+import { prisma } from "@/lib/platform/db";
 import type { Provider } from "@/lib/generated/prisma/enums";
 import { adapterFor } from "@/lib/providers";
 import { runReconciliation } from "@/lib/recon/run";

@@ -1,9 +1,9 @@
 // tenant, secret, user and token commands: setting Tally up for a tenant.
-import { cliActor } from "@/lib/audit";
+import { cliActor } from "@/lib/admin/audit";
 import { createApiToken } from "@/lib/auth/api-tokens";
-import { prisma } from "@/lib/db";
-import { addSecret, createTenant, generateSecret, updateEndpointSettings } from "@/lib/tenants";
-import { createUser } from "@/lib/users";
+import { prisma } from "@/lib/platform/db";
+import { addSecret, createTenant, generateSecret, updateEndpointSettings } from "@/lib/admin/tenants";
+import { createUser } from "@/lib/admin/users";
 import { adapterFor, supportedProviders } from "@/lib/providers";
 import { CommandFailed, orFail, table, UsageError, type Command } from "@/workers/cli/framework";
 

@@ -1,6 +1,6 @@
 // GET /api/health: 200 when the database answers, 503 when it does not.
-import { prisma } from "@/lib/db";
-import { json } from "@/lib/http";
+import { prisma } from "@/lib/platform/db";
+import { json } from "@/lib/platform/http";
 
 export const dynamic = "force-dynamic";
 

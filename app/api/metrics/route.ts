@@ -1,5 +1,5 @@
 // GET /api/metrics: Prometheus text format for this web process.
-import { metrics } from "@/lib/metrics";
+import { metrics } from "@/lib/platform/metrics";
 
 export const dynamic = "force-dynamic";
 

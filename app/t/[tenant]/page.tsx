@@ -5,9 +5,9 @@ import { OverviewDashboard, type OverviewData } from "@/components/overview/over
 import { NoAccess } from "@/components/states";
 import { requirePage } from "@/lib/auth/page-access";
 import { mayUse } from "@/lib/auth/roles";
-import { config } from "@/lib/config";
-import { plain } from "@/lib/http";
-import { overview } from "@/lib/overview";
+import { config } from "@/lib/platform/config";
+import { plain } from "@/lib/platform/http";
+import { overview } from "@/lib/views/overview";
 
 export const dynamic = "force-dynamic";
 

@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { prisma } from "@/lib/db";
-import { metrics } from "@/lib/metrics";
-import { aTenant, webhookRequest, type TestTenant } from "@/lib/testing/builders";
-import { anAdyenBatch, anAdyenItem, anEndpoint, signedByAdyen } from "@/lib/testing/provider-builders";
-import { deliver } from "@/lib/testing/route";
+import { prisma } from "@/lib/platform/db";
+import { metrics } from "@/lib/platform/metrics";
+import { aTenant, webhookRequest, type TestTenant } from "@/dev/testing/builders";
+import { anAdyenBatch, anAdyenItem, anEndpoint, signedByAdyen } from "@/dev/testing/provider-builders";
+import { deliver } from "@/dev/testing/route";
 
 let tenant: TestTenant;
 let key: string;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseAdyen } from "@/lib/providers/adyen/parse";
-import { anAdyenBatch, anAdyenItem } from "@/lib/testing/provider-builders";
+import { anAdyenBatch, anAdyenItem } from "@/dev/testing/provider-builders";
 
 const parse = (body: unknown) => parseAdyen(Buffer.from(typeof body === "string" ? body : JSON.stringify(body)));
 

@@ -3,11 +3,11 @@
 // REFUND: a refund naming the payment's pspReference in originalReference), beside
 // items that move no money (a refused authorisation, REPORT_AVAILABLE, OFFER_CLOSED,
 // the CAPTURE that follows an authorisation). Items are unsigned here: each gets its
-// additionalData.hmacSignature at send time (lib/simulator/sign.ts). Amounts are
+// additionalData.hmacSignature at send time (dev/simulator/sign.ts). Amounts are
 // minor units. The batch is what is retried, whole; only its key order may change
 // (Adyen signs fields, not bytes, and always sends value as a number and success as text).
-import type { Random } from "@/lib/simulator/random";
-import { cappedRefund, chars, drawMoney, isoSeconds, reshape, type CurrencyMix, type ProviderScript, type SimMovement } from "@/lib/simulator/script";
+import type { Random } from "@/dev/simulator/random";
+import { cappedRefund, chars, drawMoney, isoSeconds, reshape, type CurrencyMix, type ProviderScript, type SimMovement } from "@/dev/simulator/script";
 
 const MIX: CurrencyMix = [
   ["EUR", 40, 100, 200_000],

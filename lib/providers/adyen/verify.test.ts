@@ -1,7 +1,7 @@
 import { hmacValidator } from "@adyen/api-library";
 import { describe, expect, it } from "vitest";
 import { adyenSignedData, verifyAdyen } from "@/lib/providers/adyen/verify";
-import { anAdyenBatch, anAdyenItem, signedByAdyen } from "@/lib/testing/provider-builders";
+import { anAdyenBatch, anAdyenItem, signedByAdyen } from "@/dev/testing/provider-builders";
 
 const key = "A3F1C2D4E5B6978877665544332211009F8E7D6C5B4A39281706F5E4D3C2B1A0";
 const now = 1_764_684_000;

@@ -4,7 +4,7 @@
 // Tally trusts: the transaction must exist, be successful, and agree on reference,
 // amount and currency. Definite answers are values; outages are thrown (retry).
 import { z } from "zod";
-import { decimalText, toMinorUnits } from "@/lib/money";
+import { decimalText, toMinorUnits } from "@/lib/ledger/money";
 import type { ConfirmResult, Movement } from "@/lib/providers/types";
 
 export const FLUTTERWAVE_API = "https://api.flutterwave.com";

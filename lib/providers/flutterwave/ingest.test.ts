@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { prisma } from "@/lib/db";
-import { aTenant, webhookRequest, type TestTenant } from "@/lib/testing/builders";
-import { aFlutterwaveCharge, anEndpoint } from "@/lib/testing/provider-builders";
-import { deliver } from "@/lib/testing/route";
+import { prisma } from "@/lib/platform/db";
+import { aTenant, webhookRequest, type TestTenant } from "@/dev/testing/builders";
+import { aFlutterwaveCharge, anEndpoint } from "@/dev/testing/provider-builders";
+import { deliver } from "@/dev/testing/route";
 
 let tenant: TestTenant;
 let secretHash: string;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseFlutterwave } from "@/lib/providers/flutterwave/parse";
-import { aFlutterwaveCharge } from "@/lib/testing/provider-builders";
+import { aFlutterwaveCharge } from "@/dev/testing/provider-builders";
 
 const parse = (body: unknown) => parseFlutterwave(Buffer.from(typeof body === "string" ? body : JSON.stringify(body)));
 

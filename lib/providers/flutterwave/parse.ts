@@ -16,7 +16,7 @@
 // Account: data.meta.account (or meta_data.account) when the merchant set it, else
 // Flutterwave's customer id; else unallocated.
 import { z } from "zod";
-import { toMinorUnits } from "@/lib/money";
+import { toMinorUnits } from "@/lib/ledger/money";
 import { currencyCode, decimalAmount, describeZodError, metadataAccount, optionalText, optionalTimestamp, parseJson, requiredText } from "@/lib/providers/fields";
 import type { ParseResult } from "@/lib/providers/types";
 

@@ -1,12 +1,12 @@
 // Flutterwave (v3) as the day generator plays it: charge.completed with status
 // successful, keyed by flw_ref, carrying the numeric transaction id the worker
-// confirms through the verify API (lib/simulator/flutterwave-api.ts answers it from
+// confirms through the verify API (dev/simulator/flutterwave-api.ts answers it from
 // the same movements). No refunds: Tally's parser posts Flutterwave payments only.
 // Amounts are major-unit JSON numbers made from exact minor units by lib/money's
 // toDecimalText, so the truth's minor units are what the parser reads back. Retries
 // may reorder keys, send null as "", numbers as strings, or meta as meta_data.
-import { toDecimalText } from "@/lib/money";
-import { chars, drawMoney, isoMillis, reshape, type CurrencyMix, type ProviderScript, type SimMovement } from "@/lib/simulator/script";
+import { toDecimalText } from "@/lib/ledger/money";
+import { chars, drawMoney, isoMillis, reshape, type CurrencyMix, type ProviderScript, type SimMovement } from "@/dev/simulator/script";
 
 const MIX: CurrencyMix = [
   ["NGN", 55, 10_000, 50_000_000],

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { verifyFlutterwave } from "@/lib/providers/flutterwave/verify";
-import { aFlutterwaveCharge } from "@/lib/testing/provider-builders";
+import { aFlutterwaveCharge } from "@/dev/testing/provider-builders";
 
 // The scheme has no computation to take a vector from: verif-hash is the secret hash
 // itself (Flutterwave's docs: compare the header with the hash you set). The cases

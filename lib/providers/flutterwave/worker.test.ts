@@ -3,12 +3,12 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { prisma } from "@/lib/db";
-import { ledgerViolations } from "@/lib/ledger-invariants";
-import { aTenant, webhookRequest, type TestTenant } from "@/lib/testing/builders";
-import { drain } from "@/lib/testing/drain";
-import { aFlutterwaveCharge, anEndpoint } from "@/lib/testing/provider-builders";
-import { deliver } from "@/lib/testing/route";
+import { prisma } from "@/lib/platform/db";
+import { ledgerViolations } from "@/lib/ledger/invariants";
+import { aTenant, webhookRequest, type TestTenant } from "@/dev/testing/builders";
+import { drain } from "@/dev/testing/drain";
+import { aFlutterwaveCharge, anEndpoint } from "@/dev/testing/provider-builders";
+import { deliver } from "@/dev/testing/route";
 
 let tenant: TestTenant;
 let hash: string;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CertificateCache, paypalCertificateUrl } from "@/lib/providers/paypal/certificates";
-import { aPaypalSigner } from "@/lib/testing/provider-builders";
+import { aPaypalSigner } from "@/dev/testing/provider-builders";
 
 const signer = aPaypalSigner();
 const url = (path = "CERT-1") => new URL(`https://api.sandbox.paypal.com/v1/notifications/certs/${path}`);

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { prisma } from "@/lib/db";
-import { aTenant, webhookRequest, type TestTenant } from "@/lib/testing/builders";
-import { aPaypalCapture, aPaypalSigner, anEndpoint, paypalHeaders, type PaypalSigner } from "@/lib/testing/provider-builders";
-import { deliver } from "@/lib/testing/route";
+import { prisma } from "@/lib/platform/db";
+import { aTenant, webhookRequest, type TestTenant } from "@/dev/testing/builders";
+import { aPaypalCapture, aPaypalSigner, anEndpoint, paypalHeaders, type PaypalSigner } from "@/dev/testing/provider-builders";
+import { deliver } from "@/dev/testing/route";
 
 // The route uses the real certificate fetcher; only the network under it is replaced,
 // serving the test certificate at its (PayPal) URL and failing every other URL.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parsePaypal } from "@/lib/providers/paypal/parse";
-import { aPaypalCapture, aPaypalRefund } from "@/lib/testing/provider-builders";
+import { aPaypalCapture, aPaypalRefund } from "@/dev/testing/provider-builders";
 
 const parse = (body: unknown) => parsePaypal(Buffer.from(typeof body === "string" ? body : JSON.stringify(body)));
 

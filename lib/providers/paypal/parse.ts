@@ -13,7 +13,7 @@
 // occurredAt: resource.create_time (fixed, unlike update_time), else the event's.
 // A resource whose status is present and not COMPLETED (a pending refund) is ignored.
 import { z } from "zod";
-import { toMinorUnits } from "@/lib/money";
+import { toMinorUnits } from "@/lib/ledger/money";
 import { currencyCode, decimalAmount, describeZodError, optionalText, optionalTimestamp, parseJson, requiredText } from "@/lib/providers/fields";
 import type { ParseResult } from "@/lib/providers/types";
 

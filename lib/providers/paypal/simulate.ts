@@ -5,9 +5,9 @@
 // money), and events that move no money. Amounts are major-unit decimal strings made
 // from exact minor units by lib/money's toDecimalText. Retries may only reorder keys:
 // PayPal's payloads carry no nulls and no numbers for a serialiser to change.
-import { toDecimalText } from "@/lib/money";
-import type { Random } from "@/lib/simulator/random";
-import { cappedRefund, chars, drawMoney, isoMillis, isoSeconds, reshape, type CurrencyMix, type ProviderScript, type SimMovement } from "@/lib/simulator/script";
+import { toDecimalText } from "@/lib/ledger/money";
+import type { Random } from "@/dev/simulator/random";
+import { cappedRefund, chars, drawMoney, isoMillis, isoSeconds, reshape, type CurrencyMix, type ProviderScript, type SimMovement } from "@/dev/simulator/script";
 
 const MIX: CurrencyMix = [
   ["USD", 50, 100, 250_000],

@@ -2,7 +2,7 @@ import { X509Certificate } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { CertificateCache } from "@/lib/providers/paypal/certificates";
 import { paypalVerifier } from "@/lib/providers/paypal/verify";
-import { aPaypalCapture, aPaypalSigner, paypalHeaders, type PaypalSigner } from "@/lib/testing/provider-builders";
+import { aPaypalCapture, aPaypalSigner, paypalHeaders, type PaypalSigner } from "@/dev/testing/provider-builders";
 
 // PayPal's docs describe the message (transmission id|time|webhook id|CRC-32) but, as
 // far as we recall, publish no complete example (headers, body, certificate and

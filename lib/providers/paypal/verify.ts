@@ -5,7 +5,7 @@
 // in the endpoint's settings (settings.webhookId); the endpoint's secrets are unused.
 // The transmission time is signed, so it is held to the endpoint's tolerance.
 import { verify as rsaVerify, type X509Certificate } from "node:crypto";
-import { config } from "@/lib/config";
+import { config } from "@/lib/platform/config";
 import { explainMismatch, explainMissingHeader, explainSkew, refuse } from "@/lib/providers/explain";
 import { CertificateCache, paypalCertificateUrl, type CertificateLookup } from "@/lib/providers/paypal/certificates";
 import { crc32 } from "@/lib/providers/paypal/crc32";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parsePaystack } from "@/lib/providers/paystack/parse";
-import { aPaystackCharge, aPaystackRefund } from "@/lib/testing/provider-builders";
+import { aPaystackCharge, aPaystackRefund } from "@/dev/testing/provider-builders";
 
 const parse = (body: unknown) => parsePaystack(Buffer.from(typeof body === "string" ? body : JSON.stringify(body)));
 

@@ -1,17 +1,17 @@
 // Paystack end to end: a simulated day delivered through the door and the worker,
 // then reconciled against Paystack's transaction and refund API (the simulator's).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SYSTEM_ACTOR } from "@/lib/audit";
-import { prisma } from "@/lib/db";
-import { forgetEndpoints } from "@/lib/endpoint-cache";
-import { ledgerViolations } from "@/lib/ledger-invariants";
+import { SYSTEM_ACTOR } from "@/lib/admin/audit";
+import { prisma } from "@/lib/platform/db";
+import { forgetEndpoints } from "@/lib/pipeline/endpoint-cache";
+import { ledgerViolations } from "@/lib/ledger/invariants";
 import { runReconciliation, type ReconSummary } from "@/lib/recon/run";
-import { expectedBalances, generateDay, type Day } from "@/lib/simulator/day";
-import { startSimulator, type DeliveryReport, type Simulator } from "@/lib/simulator/server";
-import { aTenant, type TestTenant } from "@/lib/testing/builders";
-import { drainAll } from "@/lib/testing/drain";
-import { anEndpoint } from "@/lib/testing/provider-builders";
-import { startRouteServer } from "@/lib/testing/route-server";
+import { expectedBalances, generateDay, type Day } from "@/dev/simulator/day";
+import { startSimulator, type DeliveryReport, type Simulator } from "@/dev/simulator/server";
+import { aTenant, type TestTenant } from "@/dev/testing/builders";
+import { drainAll } from "@/dev/testing/drain";
+import { anEndpoint } from "@/dev/testing/provider-builders";
+import { startRouteServer } from "@/dev/testing/route-server";
 
 const HOUR = 3600_000;
 let tenant: TestTenant;

@@ -1,7 +1,7 @@
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { verifyPaystack } from "@/lib/providers/paystack/verify";
-import { aPaystackCharge, paystackSignature } from "@/lib/testing/provider-builders";
+import { aPaystackCharge, paystackSignature } from "@/dev/testing/provider-builders";
 
 // Paystack publishes no SDK to sign with and, as far as we recall, no worked example
 // (a body, key and resulting signature) in its docs; rather than invent one, the

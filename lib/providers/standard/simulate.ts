@@ -1,7 +1,7 @@
 // A Standard Webhooks sender as the day generator plays it: payment.succeeded and
 // refund.succeeded (naming the payment in payment_id), sequential references per tenant.
-import { drawMoney, type CurrencyMix, type ProviderScript } from "@/lib/simulator/script";
-import { legacyMalformed, legacyReformat, legacyRefundAmount } from "@/lib/simulator/providers/stripe";
+import { drawMoney, type CurrencyMix, type ProviderScript } from "@/dev/simulator/script";
+import { legacyMalformed, legacyReformat, legacyRefundAmount } from "@/lib/providers/stripe/simulate";
 
 const MIX: CurrencyMix = [
   ["USD", 50, 100, 250_000],

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseStripe } from "@/lib/providers/stripe/parse";
-import { aStripeChargeFor, aStripePayment, aStripeRefund } from "@/lib/testing/builders";
+import { aStripeChargeFor, aStripePayment, aStripeRefund } from "@/dev/testing/builders";
 
 const parse = (e: unknown) => parseStripe(Buffer.from(typeof e === "string" ? e : JSON.stringify(e)));
 

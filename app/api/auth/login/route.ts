@@ -3,7 +3,7 @@ import { z } from "zod";
 import { clientAddress, crossSiteProblem } from "@/lib/auth/request-origin";
 import { sessionCookie } from "@/lib/auth/cookies";
 import { signIn } from "@/lib/auth/sign-in";
-import { domainError, handled, json, jsonBody, jsonError, methodNotAllowed, parseInput } from "@/lib/http";
+import { domainError, handled, json, jsonBody, jsonError, methodNotAllowed, parseInput } from "@/lib/platform/http";
 
 export const dynamic = "force-dynamic";
 

@@ -2,7 +2,7 @@
 import { requireAccess } from "@/lib/auth/access";
 import { clearedSessionCookie } from "@/lib/auth/cookies";
 import { endSession } from "@/lib/auth/sessions";
-import { accessError, handled, json, methodNotAllowed } from "@/lib/http";
+import { accessError, handled, json, methodNotAllowed } from "@/lib/platform/http";
 
 export const dynamic = "force-dynamic";
 

@@ -1,6 +1,6 @@
 // GET /api/auth/session: who is signed in, their CSRF token and visible tenants.
 import { requireAccess, visibleTenants } from "@/lib/auth/access";
-import { accessError, handled, json } from "@/lib/http";
+import { accessError, handled, json } from "@/lib/platform/http";
 
 export const dynamic = "force-dynamic";
 

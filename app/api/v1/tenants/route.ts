@@ -1,8 +1,8 @@
 // GET /api/v1/tenants: the tenants the caller may see. POST: an admin creates one.
 import { z } from "zod";
 import { actorOf, requireAccess, visibleTenants } from "@/lib/auth/access";
-import { accessError, domainError, handled, json, jsonBody, parseInput } from "@/lib/http";
-import { createTenant, listTenants } from "@/lib/tenants";
+import { accessError, domainError, handled, json, jsonBody, parseInput } from "@/lib/platform/http";
+import { createTenant, listTenants } from "@/lib/admin/tenants";
 
 export const dynamic = "force-dynamic";
 

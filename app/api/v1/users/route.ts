@@ -3,8 +3,8 @@
 import { z } from "zod";
 import { actorOf, requireAccess } from "@/lib/auth/access";
 import { ROLES } from "@/lib/auth/roles";
-import { accessError, domainError, handled, json, jsonBody, parseInput } from "@/lib/http";
-import { createUser, listUsers } from "@/lib/users";
+import { accessError, domainError, handled, json, jsonBody, parseInput } from "@/lib/platform/http";
+import { createUser, listUsers } from "@/lib/admin/users";
 
 export const dynamic = "force-dynamic";
 

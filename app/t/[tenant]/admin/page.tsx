@@ -4,10 +4,10 @@ import { TenantsAdmin, type TenantsData } from "@/components/admin/tenants-admin
 import { UsersAdmin, type UsersData } from "@/components/admin/users-admin";
 import { NoAccess } from "@/components/states";
 import { requirePage } from "@/lib/auth/page-access";
-import { plain } from "@/lib/http";
+import { plain } from "@/lib/platform/http";
 import { supportedProviders } from "@/lib/providers";
-import { listEndpoints, listTenants } from "@/lib/tenants";
-import { listUsers } from "@/lib/users";
+import { listEndpoints, listTenants } from "@/lib/admin/tenants";
+import { listUsers } from "@/lib/admin/users";
 
 export const dynamic = "force-dynamic";
 

@@ -2,9 +2,9 @@
 // entries tied to no tenant: sign-ins, admin users). Read-only.
 import Link from "next/link";
 import { EmptyState, NoAccess } from "@/components/states";
-import { listAudit } from "@/lib/audit";
+import { listAudit } from "@/lib/admin/audit";
 import { requirePage } from "@/lib/auth/page-access";
-import { AuditQuery } from "@/lib/query-params";
+import { AuditQuery } from "@/lib/platform/query-params";
 
 export const dynamic = "force-dynamic";
 

@@ -4,8 +4,8 @@ import Link from "next/link";
 import { formatMoney } from "@/components/money";
 import { EmptyState, NoAccess } from "@/components/states";
 import { requirePage } from "@/lib/auth/page-access";
-import { listCases } from "@/lib/cases";
-import { bigintId } from "@/lib/query-params";
+import { listCases } from "@/lib/cases/cases";
+import { bigintId } from "@/lib/platform/query-params";
 
 export const dynamic = "force-dynamic";
 

@@ -5,9 +5,9 @@ import { duration } from "@/components/format";
 import { NoAccess } from "@/components/states";
 import { requirePage } from "@/lib/auth/page-access";
 import { mayDo } from "@/lib/auth/roles";
-import { config } from "@/lib/config";
-import { plain } from "@/lib/http";
-import { listStuck } from "@/lib/stuck-claims";
+import { config } from "@/lib/platform/config";
+import { plain } from "@/lib/platform/http";
+import { listStuck } from "@/lib/views/stuck-claims";
 
 export const dynamic = "force-dynamic";
 

@@ -2,11 +2,11 @@
 import { EventsTable, type EventPage } from "@/components/events-table";
 import { NoAccess } from "@/components/states";
 import { requirePage } from "@/lib/auth/page-access";
-import { RAW_EVENT_STATUSES, searchEvents } from "@/lib/events";
+import { RAW_EVENT_STATUSES, searchEvents } from "@/lib/views/events";
 import type { RawEventStatus } from "@/lib/generated/prisma/enums";
 import { Provider } from "@/lib/generated/prisma/enums";
-import { plain } from "@/lib/http";
-import { EventQuery } from "@/lib/query-params";
+import { plain } from "@/lib/platform/http";
+import { EventQuery } from "@/lib/platform/query-params";
 
 export const dynamic = "force-dynamic";
 

@@ -3,9 +3,9 @@
 import Link from "next/link";
 import { displayBalance, formatMoney } from "@/components/money";
 import { EmptyState, NoAccess } from "@/components/states";
-import { listAccounts } from "@/lib/accounts";
+import { listAccounts } from "@/lib/ledger/accounts";
 import { requirePage } from "@/lib/auth/page-access";
-import { AccountQuery } from "@/lib/query-params";
+import { AccountQuery } from "@/lib/platform/query-params";
 
 export const dynamic = "force-dynamic";
 

@@ -6,10 +6,10 @@ import { UploadForm } from "@/components/recon/upload-form";
 import { NoAccess } from "@/components/states";
 import { requirePage } from "@/lib/auth/page-access";
 import { mayDo } from "@/lib/auth/roles";
-import { config } from "@/lib/config";
-import { prisma } from "@/lib/db";
-import { plain } from "@/lib/http";
-import { bigintId } from "@/lib/query-params";
+import { config } from "@/lib/platform/config";
+import { prisma } from "@/lib/platform/db";
+import { plain } from "@/lib/platform/http";
+import { bigintId } from "@/lib/platform/query-params";
 import { listRuns } from "@/lib/recon/runs";
 import { settlementSourceFor } from "@/lib/recon/sources";
 

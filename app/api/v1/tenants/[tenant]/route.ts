@@ -1,6 +1,6 @@
 // GET /api/v1/tenants/{tenant}: the tenant, if the caller may see it.
 import { requireAccess } from "@/lib/auth/access";
-import { accessError, handled, json } from "@/lib/http";
+import { accessError, handled, json } from "@/lib/platform/http";
 
 export const dynamic = "force-dynamic";
 

@@ -2,8 +2,8 @@
 import { z } from "zod";
 import { actorOf, requireAccess } from "@/lib/auth/access";
 import { ROLES } from "@/lib/auth/roles";
-import { accessError, domainError, handled, json, jsonBody, parseInput } from "@/lib/http";
-import { updateUser } from "@/lib/users";
+import { accessError, domainError, handled, json, jsonBody, parseInput } from "@/lib/platform/http";
+import { updateUser } from "@/lib/admin/users";
 
 export const dynamic = "force-dynamic";
 

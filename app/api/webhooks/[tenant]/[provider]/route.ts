@@ -1,6 +1,6 @@
 // POST /api/webhooks/{tenant}/{provider}: verify, insert, 200. Nothing else.
-import { handled, jsonError, methodNotAllowed } from "@/lib/http";
-import { ingestWebhook } from "@/lib/ingest";
+import { handled, jsonError, methodNotAllowed } from "@/lib/platform/http";
+import { ingestWebhook } from "@/lib/pipeline/ingest";
 
 export const dynamic = "force-dynamic";
 

@@ -11,9 +11,9 @@ import { formatMoney } from "@/components/money";
 import { NoAccess } from "@/components/states";
 import { requirePage } from "@/lib/auth/page-access";
 import { mayDo } from "@/lib/auth/roles";
-import { getCase } from "@/lib/cases";
-import { plain } from "@/lib/http";
-import { bigintId } from "@/lib/query-params";
+import { getCase } from "@/lib/cases/cases";
+import { plain } from "@/lib/platform/http";
+import { bigintId } from "@/lib/platform/query-params";
 
 export const dynamic = "force-dynamic";
 

@@ -8,8 +8,8 @@ import { NoAccess } from "@/components/states";
 import { StatusBadge } from "@/components/status-badge";
 import { requirePage } from "@/lib/auth/page-access";
 import { mayUse } from "@/lib/auth/roles";
-import { bodyAsText, getEvent, type EventDetail } from "@/lib/events";
-import { bigintId } from "@/lib/query-params";
+import { bodyAsText, getEvent, type EventDetail } from "@/lib/views/events";
+import { bigintId } from "@/lib/platform/query-params";
 
 export const dynamic = "force-dynamic";
 

@@ -3,9 +3,9 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { displayBalance, formatMoney } from "@/components/money";
 import { NoAccess } from "@/components/states";
-import { getAccount, listEntries } from "@/lib/accounts";
+import { getAccount, listEntries } from "@/lib/ledger/accounts";
 import { requirePage } from "@/lib/auth/page-access";
-import { bigintId } from "@/lib/query-params";
+import { bigintId } from "@/lib/platform/query-params";
 
 export const dynamic = "force-dynamic";
 

@@ -8,7 +8,7 @@ import { NoAccess } from "@/components/states";
 import { requirePage } from "@/lib/auth/page-access";
 import { mayUse } from "@/lib/auth/roles";
 import type { DiscrepancyBucket } from "@/lib/generated/prisma/enums";
-import { bigintId } from "@/lib/query-params";
+import { bigintId } from "@/lib/platform/query-params";
 import { getRun } from "@/lib/recon/runs";
 
 export const dynamic = "force-dynamic";

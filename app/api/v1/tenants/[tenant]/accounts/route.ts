@@ -1,9 +1,9 @@
 // GET /api/v1/tenants/{tenant}/accounts: accounts with balances (signed minor units as strings).
-import { listAccounts } from "@/lib/accounts";
+import { listAccounts } from "@/lib/ledger/accounts";
 import { requireAccess } from "@/lib/auth/access";
 import { SECTION_ROLES } from "@/lib/auth/roles";
-import { accessError, handled, json, parseInput, queryOf } from "@/lib/http";
-import { AccountQuery } from "@/lib/query-params";
+import { accessError, handled, json, parseInput, queryOf } from "@/lib/platform/http";
+import { AccountQuery } from "@/lib/platform/query-params";
 
 export const dynamic = "force-dynamic";
 

@@ -1,9 +1,9 @@
 // GET /api/v1/tenants/{tenant}/audit: who did what, when and why; newest first.
-import { listAudit } from "@/lib/audit";
+import { listAudit } from "@/lib/admin/audit";
 import { requireAccess } from "@/lib/auth/access";
 import { SECTION_ROLES } from "@/lib/auth/roles";
-import { accessError, handled, json, parseInput, queryOf } from "@/lib/http";
-import { AuditQuery } from "@/lib/query-params";
+import { accessError, handled, json, parseInput, queryOf } from "@/lib/platform/http";
+import { AuditQuery } from "@/lib/platform/query-params";
 
 export const dynamic = "force-dynamic";
 

@@ -3,9 +3,9 @@
 import { z } from "zod";
 import { requireAccess } from "@/lib/auth/access";
 import { SECTION_ROLES } from "@/lib/auth/roles";
-import { listCases } from "@/lib/cases";
-import { accessError, handled, json, parseInput, queryOf } from "@/lib/http";
-import { bigintId } from "@/lib/query-params";
+import { listCases } from "@/lib/cases/cases";
+import { accessError, handled, json, parseInput, queryOf } from "@/lib/platform/http";
+import { bigintId } from "@/lib/platform/query-params";
 
 export const dynamic = "force-dynamic";
 

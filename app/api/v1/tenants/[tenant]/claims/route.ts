@@ -2,9 +2,9 @@
 // stale-claim threshold, FAILED claims, events that failed to parse), oldest first.
 import { requireAccess } from "@/lib/auth/access";
 import { SECTION_ROLES } from "@/lib/auth/roles";
-import { config } from "@/lib/config";
-import { accessError, handled, json } from "@/lib/http";
-import { listStuck } from "@/lib/stuck-claims";
+import { config } from "@/lib/platform/config";
+import { accessError, handled, json } from "@/lib/platform/http";
+import { listStuck } from "@/lib/views/stuck-claims";
 
 export const dynamic = "force-dynamic";
 

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { requireAccess } from "@/lib/auth/access";
 import { SECTION_ROLES } from "@/lib/auth/roles";
 import { Provider } from "@/lib/generated/prisma/enums";
-import { accessError, handled, json, parseInput, queryOf } from "@/lib/http";
+import { accessError, handled, json, parseInput, queryOf } from "@/lib/platform/http";
 import { discrepancyHistory, trendSummary } from "@/lib/recon/trend";
 
 export const dynamic = "force-dynamic";

@@ -1,9 +1,9 @@
 // GET /api/v1/tenants/{tenant}/endpoints: provider endpoints and their secrets'
 // metadata (label, dates, fingerprint); secret values are never returned again.
 import { requireAccess } from "@/lib/auth/access";
-import { accessError, handled, json } from "@/lib/http";
+import { accessError, handled, json } from "@/lib/platform/http";
 import { supportedProviders } from "@/lib/providers";
-import { listEndpoints } from "@/lib/tenants";
+import { listEndpoints } from "@/lib/admin/tenants";
 
 export const dynamic = "force-dynamic";
 

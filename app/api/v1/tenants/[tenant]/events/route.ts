@@ -1,10 +1,10 @@
 // GET /api/v1/tenants/{tenant}/events: search raw events, newest first, paginated by ?before=.
 import { requireAccess } from "@/lib/auth/access";
 import { SECTION_ROLES } from "@/lib/auth/roles";
-import { searchEvents } from "@/lib/events";
+import { searchEvents } from "@/lib/views/events";
 import type { RawEventStatus } from "@/lib/generated/prisma/enums";
-import { accessError, handled, json, parseInput, queryOf } from "@/lib/http";
-import { EventQuery } from "@/lib/query-params";
+import { accessError, handled, json, parseInput, queryOf } from "@/lib/platform/http";
+import { EventQuery } from "@/lib/platform/query-params";
 
 export const dynamic = "force-dynamic";
 

@@ -2,8 +2,8 @@
 import { z } from "zod";
 import { requireAccess } from "@/lib/auth/access";
 import { SECTION_ROLES } from "@/lib/auth/roles";
-import { accessError, handled, parseInput, queryOf } from "@/lib/http";
-import { exportLedger, ledgerCsv, ledgerJson } from "@/lib/ledger-export";
+import { accessError, handled, parseInput, queryOf } from "@/lib/platform/http";
+import { exportLedger, ledgerCsv, ledgerJson } from "@/lib/ledger/export";
 
 export const dynamic = "force-dynamic";
 

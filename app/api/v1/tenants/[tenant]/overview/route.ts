@@ -4,9 +4,9 @@
 import { z } from "zod";
 import { requireAccess } from "@/lib/auth/access";
 import { SECTION_ROLES } from "@/lib/auth/roles";
-import { config } from "@/lib/config";
-import { accessError, handled, json, parseInput, queryOf } from "@/lib/http";
-import { overview } from "@/lib/overview";
+import { config } from "@/lib/platform/config";
+import { accessError, handled, json, parseInput, queryOf } from "@/lib/platform/http";
+import { overview } from "@/lib/views/overview";
 
 export const dynamic = "force-dynamic";
 

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { actorOf, requireAccess } from "@/lib/auth/access";
 import { revokeSessionsOf } from "@/lib/auth/sessions";
-import { accessError, domainError, handled, json, jsonBody, parseInput } from "@/lib/http";
+import { accessError, domainError, handled, json, jsonBody, parseInput } from "@/lib/platform/http";
 
 export const dynamic = "force-dynamic";
 

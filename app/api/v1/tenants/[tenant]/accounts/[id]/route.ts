@@ -1,9 +1,9 @@
 // GET /api/v1/tenants/{tenant}/accounts/{id}: one account and its balances.
-import { getAccount } from "@/lib/accounts";
+import { getAccount } from "@/lib/ledger/accounts";
 import { requireAccess } from "@/lib/auth/access";
 import { SECTION_ROLES } from "@/lib/auth/roles";
-import { accessError, handled, json, jsonError, parseInput } from "@/lib/http";
-import { bigintId } from "@/lib/query-params";
+import { accessError, handled, json, jsonError, parseInput } from "@/lib/platform/http";
+import { bigintId } from "@/lib/platform/query-params";
 
 export const dynamic = "force-dynamic";
 

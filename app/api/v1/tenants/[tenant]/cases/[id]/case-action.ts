@@ -4,8 +4,8 @@
 import type { z } from "zod";
 import { requireAccess } from "@/lib/auth/access";
 import { ACTION_ROLES } from "@/lib/auth/roles";
-import { accessError, jsonBody, parseInput } from "@/lib/http";
-import { bigintId } from "@/lib/query-params";
+import { accessError, jsonBody, parseInput } from "@/lib/platform/http";
+import { bigintId } from "@/lib/platform/query-params";
 
 export type CaseParams = { params: Promise<{ tenant: string; id: string }> };
 

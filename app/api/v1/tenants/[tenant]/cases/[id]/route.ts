@@ -3,9 +3,9 @@
 // absence), its proposals and approvals, and the correction it would post.
 import { requireAccess } from "@/lib/auth/access";
 import { SECTION_ROLES } from "@/lib/auth/roles";
-import { getCase } from "@/lib/cases";
-import { accessError, handled, json, jsonError, parseInput } from "@/lib/http";
-import { bigintId } from "@/lib/query-params";
+import { getCase } from "@/lib/cases/cases";
+import { accessError, handled, json, jsonError, parseInput } from "@/lib/platform/http";
+import { bigintId } from "@/lib/platform/query-params";
 
 export const dynamic = "force-dynamic";
 

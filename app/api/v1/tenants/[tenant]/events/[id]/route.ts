@@ -2,9 +2,9 @@
 // received (UTF-8 text when it is, base64 always), claims, postings and receipts.
 import { requireAccess } from "@/lib/auth/access";
 import { SECTION_ROLES } from "@/lib/auth/roles";
-import { bodyAsText, getEvent } from "@/lib/events";
-import { accessError, handled, json, jsonError, parseInput } from "@/lib/http";
-import { bigintId } from "@/lib/query-params";
+import { bodyAsText, getEvent } from "@/lib/views/events";
+import { accessError, handled, json, jsonError, parseInput } from "@/lib/platform/http";
+import { bigintId } from "@/lib/platform/query-params";
 
 export const dynamic = "force-dynamic";
 

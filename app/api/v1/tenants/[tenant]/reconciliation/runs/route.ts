@@ -5,8 +5,8 @@ import { z } from "zod";
 import { actorOf, requireAccess } from "@/lib/auth/access";
 import { ACTION_ROLES, SECTION_ROLES } from "@/lib/auth/roles";
 import { Provider } from "@/lib/generated/prisma/enums";
-import { accessError, domainError, handled, json, jsonBody, parseInput, queryOf } from "@/lib/http";
-import { bigintId } from "@/lib/query-params";
+import { accessError, domainError, handled, json, jsonBody, parseInput, queryOf } from "@/lib/platform/http";
+import { bigintId } from "@/lib/platform/query-params";
 import { listRuns } from "@/lib/recon/runs";
 import { startReconciliation } from "@/lib/recon/start";
 

@@ -7,9 +7,9 @@
 import { z } from "zod";
 import { actorOf, requireAccess } from "@/lib/auth/access";
 import { ACTION_ROLES } from "@/lib/auth/roles";
-import { config } from "@/lib/config";
+import { config } from "@/lib/platform/config";
 import { Provider } from "@/lib/generated/prisma/enums";
-import { accessError, domainError, handled, json, parseInput, queryOf } from "@/lib/http";
+import { accessError, domainError, handled, json, parseInput, queryOf } from "@/lib/platform/http";
 import { startReconciliation } from "@/lib/recon/start";
 import { receiveReport } from "@/lib/recon/upload";
 

@@ -1,8 +1,8 @@
 // DELETE /api/v1/tenants/{tenant}/secrets/{id} {reason}: revoke a signing secret now.
 import { z } from "zod";
 import { actorOf, requireAccess } from "@/lib/auth/access";
-import { accessError, domainError, handled, json, jsonBody, parseInput } from "@/lib/http";
-import { revokeSecret } from "@/lib/tenants";
+import { accessError, domainError, handled, json, jsonBody, parseInput } from "@/lib/platform/http";
+import { revokeSecret } from "@/lib/admin/tenants";
 
 export const dynamic = "force-dynamic";
 

@@ -1,9 +1,9 @@
 // GET /api/v1/tenants/{tenant}/accounts/{id}/entries: the account's ledger entries with their postings.
-import { getAccount, listEntries } from "@/lib/accounts";
+import { getAccount, listEntries } from "@/lib/ledger/accounts";
 import { requireAccess } from "@/lib/auth/access";
 import { SECTION_ROLES } from "@/lib/auth/roles";
-import { accessError, handled, json, jsonError, parseInput, queryOf } from "@/lib/http";
-import { bigintId, EntryQuery } from "@/lib/query-params";
+import { accessError, handled, json, jsonError, parseInput, queryOf } from "@/lib/platform/http";
+import { bigintId, EntryQuery } from "@/lib/platform/query-params";
 
 export const dynamic = "force-dynamic";
 

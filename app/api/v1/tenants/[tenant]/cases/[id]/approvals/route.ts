@@ -2,9 +2,9 @@
 // a checker's decision on a proposal. The proposer is refused (403), here and
 // in the database; an approval that completes the proposal carries it out.
 import { z } from "zod";
-import { decideProposal } from "@/lib/cases";
-import { domainError, handled, json } from "@/lib/http";
-import { bigintId } from "@/lib/query-params";
+import { decideProposal } from "@/lib/cases/cases";
+import { domainError, handled, json } from "@/lib/platform/http";
+import { bigintId } from "@/lib/platform/query-params";
 import { readCaseAction, type CaseParams } from "../case-action";
 
 export const dynamic = "force-dynamic";

@@ -3,9 +3,9 @@
 // correction, computed from the ledger and shown in the answer). A different
 // accountant must approve it. People only: four-eyes is about people.
 import { z } from "zod";
-import { CASE_RESOLUTIONS, proposeResolution } from "@/lib/cases";
+import { CASE_RESOLUTIONS, proposeResolution } from "@/lib/cases/cases";
 import type { CaseResolution } from "@/lib/generated/prisma/enums";
-import { domainError, handled, json } from "@/lib/http";
+import { domainError, handled, json } from "@/lib/platform/http";
 import { readCaseAction, type CaseParams } from "../case-action";
 
 export const dynamic = "force-dynamic";

@@ -4,9 +4,9 @@
 // response and nowhere else, ever.
 import { z } from "zod";
 import { actorOf, requireAccess } from "@/lib/auth/access";
-import { accessError, domainError, handled, json, jsonBody, parseInput } from "@/lib/http";
+import { accessError, domainError, handled, json, jsonBody, parseInput } from "@/lib/platform/http";
 import { adapterFor } from "@/lib/providers";
-import { addSecret, generateSecret, secretFingerprint } from "@/lib/tenants";
+import { addSecret, generateSecret, secretFingerprint } from "@/lib/admin/tenants";
 
 export const dynamic = "force-dynamic";
 

@@ -4,10 +4,10 @@
 import { z } from "zod";
 import { actorOf, requireAccess } from "@/lib/auth/access";
 import { ACTION_ROLES } from "@/lib/auth/roles";
-import { config } from "@/lib/config";
-import { accessError, domainError, handled, json, jsonBody, parseInput } from "@/lib/http";
-import { bigintId } from "@/lib/query-params";
-import { reprocessEvent } from "@/lib/reprocess";
+import { config } from "@/lib/platform/config";
+import { accessError, domainError, handled, json, jsonBody, parseInput } from "@/lib/platform/http";
+import { bigintId } from "@/lib/platform/query-params";
+import { reprocessEvent } from "@/lib/pipeline/reprocess";
 
 export const dynamic = "force-dynamic";
 

@@ -2,8 +2,8 @@
 // discrepancies it saw, by bucket. Matched lines are a count only.
 import { requireAccess } from "@/lib/auth/access";
 import { SECTION_ROLES } from "@/lib/auth/roles";
-import { accessError, handled, json, jsonError, parseInput } from "@/lib/http";
-import { bigintId } from "@/lib/query-params";
+import { accessError, handled, json, jsonError, parseInput } from "@/lib/platform/http";
+import { bigintId } from "@/lib/platform/query-params";
 import { getRun } from "@/lib/recon/runs";
 
 export const dynamic = "force-dynamic";
