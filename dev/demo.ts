@@ -8,7 +8,7 @@ import path from "node:path";
 import { SYSTEM_ACTOR } from "@/lib/admin/audit";
 import { prisma } from "@/lib/platform/db";
 import type { DiscrepancyBucket, Provider } from "@/lib/generated/prisma/enums";
-import { seeded } from "@/dev/simulator/random";
+import { seeded } from "@/lib/providers/simulation/random";
 import { addSecret, createTenant, generateSecret } from "@/lib/admin/tenants";
 import { createUser } from "@/lib/admin/users";
 

@@ -22,8 +22,8 @@ import { readDayFile, type DayHeader } from "@/dev/simulator/day-file";
 import { FlutterwaveAccounts } from "@/dev/simulator/flutterwave-api";
 import { localCertificatePrefix, startLocalProviderApis, type LocalProviderApis } from "@/dev/simulator/local-apis";
 import type { PaypalSigning } from "@/dev/simulator/paypal-certificate";
-import { seeded } from "@/dev/simulator/random";
-import type { SimProvider } from "@/dev/simulator/script";
+import { seeded } from "@/lib/providers/simulation/random";
+import type { SimProvider } from "@/lib/providers/simulation/script";
 import { signedDelivery, type TenantSecrets } from "@/dev/simulator/sign";
 import { addSecret, createTenant, generateSecret, updateEndpointSettings } from "@/lib/admin/tenants";
 

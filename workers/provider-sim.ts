@@ -5,7 +5,7 @@
 // reconciliation, Flutterwave's verify endpoint, the PayPal certificate. Until Ctrl-C.
 import { parseArgs } from "node:util";
 import { generateDay, providersFromText } from "@/dev/simulator/day";
-import type { SimProvider } from "@/dev/simulator/script";
+import type { SimProvider } from "@/lib/providers/simulation/script";
 import { startSimulator } from "@/dev/simulator/server";
 import type { TenantSecrets } from "@/dev/simulator/sign";
 

@@ -15,7 +15,7 @@ import { expectedBalances, generateDay, type Day, type Delivery } from "@/dev/si
 import { writeDayFile } from "@/dev/simulator/day-file";
 import { FlutterwaveAccounts } from "@/dev/simulator/flutterwave-api";
 import { startLocalProviderApis, type LocalProviderApis } from "@/dev/simulator/local-apis";
-import { SIM_PROVIDERS } from "@/dev/simulator/script";
+import { SIM_PROVIDERS } from "@/lib/providers/simulation/script";
 import { signedDelivery, type TenantSecrets } from "@/dev/simulator/sign";
 import { generateSecret } from "@/lib/admin/tenants";
 import { aTenant, type TestTenant } from "@/dev/testing/builders";

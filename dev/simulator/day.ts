@@ -7,8 +7,8 @@
 // say what the ledger must be.
 import { adyenBatch, adyenIgnoredItem } from "@/lib/providers/adyen/simulate";
 import { scriptFor } from "@/dev/simulator/payloads";
-import { seeded, type Random } from "@/dev/simulator/random";
-import { isSimProvider, SIM_PROVIDERS, type SimMovement, type SimProvider } from "@/dev/simulator/script";
+import { seeded, type Random } from "@/lib/providers/simulation/random";
+import { isSimProvider, SIM_PROVIDERS, type SimMovement, type SimProvider } from "@/lib/providers/simulation/script";
 
 export type DeliveryNote = "first" | "retry" | "reformatted" | "second-type" | "ignored" | "malformed" | "bad-signature";
 

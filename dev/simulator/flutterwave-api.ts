@@ -5,7 +5,7 @@
 // (lib/providers/flutterwave/confirm.ts); plain http to this machine is allowed there.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { flutterwaveAmount, flutterwaveTransaction } from "@/lib/providers/flutterwave/simulate";
-import type { SimMovement } from "@/dev/simulator/script";
+import type { SimMovement } from "@/lib/providers/simulation/script";
 
 /** The transactions each secret key may see, by Flutterwave transaction id. */
 export class FlutterwaveAccounts {

@@ -5,7 +5,7 @@
 // { status, message, data, meta: { total, perPage, page, pageCount } }.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { paystackRefund, paystackTransaction, paystackTransactionId } from "@/lib/providers/paystack/simulate";
-import type { SimMovement } from "@/dev/simulator/script";
+import type { SimMovement } from "@/lib/providers/simulation/script";
 
 type Ledger = { payments: SimMovement[]; refunds: SimMovement[] };
 

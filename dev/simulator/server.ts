@@ -4,7 +4,7 @@
 // reformatting, and sometimes never delivering at all), each signed as its
 // provider signs, and serves what Tally's adapters call: Stripe's settlement API
 // and single-object fetches, Paystack's transaction and refund API (the API
-// reconciliation sources, lib/recon/sources.ts), Flutterwave's verify endpoint (the worker confirms payments there), and the
+// reconciliation sources, the adapters' `settlement`), Flutterwave's verify endpoint (the worker confirms payments there), and the
 // certificate its PayPal deliveries are signed with (trusted by Tally only under
 // TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES).
 import http from "node:http";

@@ -10,7 +10,7 @@ import Stripe from "stripe";
 import { Webhook } from "standardwebhooks";
 import type { Delivery } from "@/dev/simulator/day";
 import type { PaypalSigning } from "@/dev/simulator/paypal-certificate";
-import type { SimProvider } from "@/dev/simulator/script";
+import type { SimProvider } from "@/lib/providers/simulation/script";
 
 /**
  * A tenant's secret per provider: the signing secret (Stripe, Standard Webhooks),

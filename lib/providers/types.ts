@@ -1,6 +1,10 @@
 // The contract every payment provider implements: verify a delivery at the door,
-// parse it in the worker. Adding a provider is one folder behind these types.
+// parse it in the worker, and optionally confirm it with the provider's API,
+// read its settlement (API or report file) and simulate its traffic. Adding a
+// provider is one folder behind these types and one line in lib/providers/index.ts.
 import type { Provider } from "@/lib/generated/prisma/enums";
+import type { ReportParser } from "@/lib/providers/report";
+import type { ProviderScript } from "@/lib/providers/simulation/script";
 
 export type { Provider };
 
@@ -114,4 +118,43 @@ export interface ProviderAdapter {
    * Providers without the hook need no confirmation.
    */
   confirm?(movement: Movement, settings: Record<string, unknown>): Promise<ConfirmResult>;
+  /** The provider's settlement API, when reconciliation can ask it (others reconcile from report files). */
+  readonly settlement?: SettlementSource;
+  /** The provider's own settlement report file format, when it has one Tally reads. */
+  readonly report?: ReportParser;
+  /** How the provider's traffic looks, for the simulator, the day generator and the replay (dev/). */
+  readonly simulate: ProviderScript;
+}
+
+
+// What reconciliation compares: the provider's settlement lines, from its API
+// or a report file, against our postings for the same window.
+
+export type Window = { from: Date; to: Date };
+
+export type SettlementLine = {
+  /** Row in the file (1 = header), or position in the API listing. */
+  row: number;
+  /** The provider's reference of the movement, as our parsers key it. */
+  reference: string;
+  /** OTHER: fees, payouts, chargebacks, adjustments: settled, but not something a webhook posts. */
+  kind: "PAYMENT" | "REFUND" | "OTHER";
+  /** Signed minor units: payments positive, refunds negative. */
+  amount: bigint;
+  currency: string;
+  occurredAt: Date;
+  /** The line as the provider gave it (CSV text or JSON), kept as evidence. */
+  raw: string;
+};
+
+export type FetchedEvent = { rawBody: Buffer<ArrayBuffer>; headers: Record<string, string>; fetchedFrom: string };
+
+export type EndpointContext = { tenantId: string; provider: Provider; settings: Record<string, unknown> };
+
+/** A provider's settlement API. Missing events are fetched through it too. */
+export interface SettlementSource {
+  readonly description: string;
+  lines(endpoint: EndpointContext, window: Window): AsyncIterable<SettlementLine>;
+  /** The event for one reference, as a body our parser reads; null when the provider does not know it. */
+  fetchEvent(endpoint: EndpointContext, reference: string): Promise<FetchedEvent | null>;
 }

@@ -18,13 +18,13 @@ import { config } from "@/lib/platform/config";
 import { pool, prisma } from "@/lib/platform/db";
 import type { Provider } from "@/lib/generated/prisma/enums";
 import { CsvSyntaxError, readCsv } from "@/lib/recon/csv";
-import { detectFormat, mapperFor, ReportError, type ReportFormat } from "@/lib/recon/reports";
-import { settlementSourceFor } from "@/lib/recon/sources";
-import type { EndpointContext, SettlementLine, SettlementSource, Window } from "@/lib/recon/types";
+import { mapperFor, ReportError } from "@/lib/providers/report";
+import { describeFormats, detectReport, reportParserFor, settlementSourceFor } from "@/lib/recon/report-formats";
+import type { EndpointContext, SettlementLine, SettlementSource, Window } from "@/lib/providers/types";
 import type { DomainResult } from "@/lib/admin/tenants";
 import { RAW_EVENTS_CHANNEL, wake } from "@/lib/pipeline/wake";
 
-export type ReconSourceInput = { kind: "api" } | { kind: "csv"; file: string; format?: ReportFormat };
+export type ReconSourceInput = { kind: "api" } | { kind: "csv"; file: string; format?: string };
 
 export type ReconInput = {
   tenantId: string;
@@ -107,15 +107,15 @@ async function loadLines(client: PoolClient, lines: AsyncIterable<SettlementLine
   return loaded;
 }
 
-async function* csvLines(file: string, forced: ReportFormat | undefined, meta: { header: string[] | null; format: string }): AsyncGenerator<SettlementLine> {
+async function* csvLines(file: string, forced: string | undefined, meta: { header: string[] | null; format: string }): AsyncGenerator<SettlementLine> {
   let map: ((row: number, fields: string[], raw: string) => SettlementLine) | null = null;
   for await (const record of readCsv(createReadStream(file))) {
     if (!map) {
-      const format = forced ?? detectFormat(record.fields);
-      if (!format) throw new ReportError(1, null, "unrecognised report: expected Stripe's itemized balance report, Adyen's Settlement Details Report, or Tally's reference,kind,amount,currency,occurred_at");
+      const parser = forced !== undefined ? reportParserFor(forced) : detectReport(record.fields);
+      if (!parser) throw new ReportError(1, null, forced !== undefined ? `unknown report format "${forced}"` : `unrecognised report: expected ${describeFormats()}`);
       meta.header = record.fields.map((f) => f.trim());
-      meta.format = format;
-      map = mapperFor(format, record.fields);
+      meta.format = parser.format;
+      map = mapperFor(parser, record.fields);
       continue;
     }
     yield map(record.row, record.fields, record.raw);

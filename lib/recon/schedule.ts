@@ -4,8 +4,8 @@ import { SYSTEM_ACTOR } from "@/lib/admin/audit";
 import { config } from "@/lib/platform/config";
 import { prisma } from "@/lib/platform/db";
 import { runReconciliation, type ReconSummary } from "@/lib/recon/run";
-import { settlementSourceFor } from "@/lib/recon/sources";
-import type { Window } from "@/lib/recon/types";
+import { settlementSourceFor } from "@/lib/recon/report-formats";
+import type { Window } from "@/lib/providers/types";
 
 const DAY = 86_400_000;
 

@@ -6,7 +6,7 @@ import { adapterFor } from "@/lib/providers";
 import { runReconciliation } from "@/lib/recon/run";
 import { lookbackDaysFor, lookbackWindow } from "@/lib/recon/schedule";
 import { discrepancyHistory, trendSummary } from "@/lib/recon/trend";
-import type { ReportFormat } from "@/lib/recon/reports";
+import { reportFormats } from "@/lib/recon/report-formats";
 import { orFail, printJson, table, UsageError, type Command } from "@/workers/cli/framework";
 import { requireTenant } from "@/workers/cli/setup-commands";
 
@@ -29,14 +29,14 @@ export const reconCommands: Command[] = [
       if (!adapter) throw new UsageError(`Unknown provider "${a.provider}"`);
       if (a.date !== undefined && (a.from !== undefined || a.to !== undefined)) throw new UsageError("Give --date, or --from and --to, not both");
       if ((a.from === undefined) !== (a.to === undefined)) throw new UsageError("--from and --to go together (both days inclusive)");
-      if (a.format !== undefined && !["stripe", "adyen", "tally"].includes(String(a.format))) throw new UsageError("--format must be stripe, adyen or tally (default: detected from the header)");
+      if (a.format !== undefined && !reportFormats().includes(String(a.format))) throw new UsageError(`--format must be ${reportFormats().join(", ")} (default: detected from the header)`);
       let window = a.date !== undefined ? { from: parseDay("date", a.date), to: new Date(parseDay("date", a.date).getTime() + DAY) } : a.from !== undefined ? { from: parseDay("from", a.from), to: new Date(parseDay("to", a.to).getTime() + DAY) } : undefined;
       const tenant = await requireTenant(a.tenant);
       if (!window && a.file === undefined) {
         const endpoint = await prisma.providerEndpoint.findUnique({ where: { tenantId_provider: { tenantId: tenant.id, provider: adapter.provider } } });
         window = lookbackWindow(new Date(), lookbackDaysFor((endpoint?.settings ?? {}) as Record<string, unknown>));
       }
-      const source = a.file !== undefined ? { kind: "csv" as const, file: String(a.file), format: a.format as ReportFormat | undefined } : { kind: "api" as const };
+      const source = a.file !== undefined ? { kind: "csv" as const, file: String(a.file), format: a.format === undefined ? undefined : String(a.format) } : { kind: "api" as const };
       const r = orFail(await runReconciliation({ tenantId: tenant.id, provider: adapter.provider as Provider, window, source, actor: cliActor() }));
       if (a.json) return printJson(r);
       console.log(`Run ${r.runId}: ${r.window.from.toISOString()} → ${r.window.to.toISOString()}, ${r.compared} compared in ${r.durationMs} ms`);

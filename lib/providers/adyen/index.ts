@@ -1,5 +1,7 @@
 import { parseAdyen } from "@/lib/providers/adyen/parse";
 import { verifyAdyen } from "@/lib/providers/adyen/verify";
+import { adyenScript } from "@/lib/providers/adyen/simulate";
+import { adyenReport } from "@/lib/providers/adyen/report";
 import type { ProviderAdapter } from "@/lib/providers/types";
 
 export const adyen: ProviderAdapter = {
@@ -10,4 +12,6 @@ export const adyen: ProviderAdapter = {
   parse: parseAdyen,
   // Adyen counts a delivery as received only on this exact body.
   acknowledgement: { body: "[accepted]", contentType: "text/plain" },
+  report: adyenReport,
+  simulate: adyenScript,
 };

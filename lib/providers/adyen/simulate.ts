@@ -6,8 +6,8 @@
 // additionalData.hmacSignature at send time (dev/simulator/sign.ts). Amounts are
 // minor units. The batch is what is retried, whole; only its key order may change
 // (Adyen signs fields, not bytes, and always sends value as a number and success as text).
-import type { Random } from "@/dev/simulator/random";
-import { cappedRefund, chars, drawMoney, isoSeconds, reshape, type CurrencyMix, type ProviderScript, type SimMovement } from "@/dev/simulator/script";
+import type { Random } from "@/lib/providers/simulation/random";
+import { cappedRefund, chars, drawMoney, isoSeconds, reshape, type CurrencyMix, type ProviderScript, type SimMovement } from "@/lib/providers/simulation/script";
 
 const MIX: CurrencyMix = [
   ["EUR", 40, 100, 200_000],

@@ -1,6 +1,7 @@
 import { confirmFlutterwave } from "@/lib/providers/flutterwave/confirm";
 import { parseFlutterwave } from "@/lib/providers/flutterwave/parse";
 import { verifyFlutterwave } from "@/lib/providers/flutterwave/verify";
+import { flutterwaveScript } from "@/lib/providers/flutterwave/simulate";
 import type { ProviderAdapter } from "@/lib/providers/types";
 
 export const flutterwave: ProviderAdapter = {
@@ -10,4 +11,5 @@ export const flutterwave: ProviderAdapter = {
   verify: verifyFlutterwave,
   parse: parseFlutterwave,
   confirm: confirmFlutterwave,
+  simulate: flutterwaveScript,
 };

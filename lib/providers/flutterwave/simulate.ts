@@ -6,7 +6,7 @@
 // toDecimalText, so the truth's minor units are what the parser reads back. Retries
 // may reorder keys, send null as "", numbers as strings, or meta as meta_data.
 import { toDecimalText } from "@/lib/ledger/money";
-import { chars, drawMoney, isoMillis, reshape, type CurrencyMix, type ProviderScript, type SimMovement } from "@/dev/simulator/script";
+import { chars, drawMoney, isoMillis, reshape, type CurrencyMix, type ProviderScript, type SimMovement } from "@/lib/providers/simulation/script";
 
 const MIX: CurrencyMix = [
   ["NGN", 55, 10_000, 50_000_000],

@@ -1,5 +1,6 @@
 import { parsePaypal } from "@/lib/providers/paypal/parse";
 import { PAYPAL_HEADERS, verifyPaypal } from "@/lib/providers/paypal/verify";
+import { paypalScript } from "@/lib/providers/paypal/simulate";
 import type { ProviderAdapter } from "@/lib/providers/types";
 
 export const paypal: ProviderAdapter = {
@@ -7,4 +8,5 @@ export const paypal: ProviderAdapter = {
   headerNames: PAYPAL_HEADERS,
   verify: verifyPaypal,
   parse: parsePaypal,
+  simulate: paypalScript,
 };

@@ -6,8 +6,8 @@
 // from exact minor units by lib/money's toDecimalText. Retries may only reorder keys:
 // PayPal's payloads carry no nulls and no numbers for a serialiser to change.
 import { toDecimalText } from "@/lib/ledger/money";
-import type { Random } from "@/dev/simulator/random";
-import { cappedRefund, chars, drawMoney, isoMillis, isoSeconds, reshape, type CurrencyMix, type ProviderScript, type SimMovement } from "@/dev/simulator/script";
+import type { Random } from "@/lib/providers/simulation/random";
+import { cappedRefund, chars, drawMoney, isoMillis, isoSeconds, reshape, type CurrencyMix, type ProviderScript, type SimMovement } from "@/lib/providers/simulation/script";
 
 const MIX: CurrencyMix = [
   ["USD", 50, 100, 250_000],

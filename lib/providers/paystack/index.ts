@@ -1,5 +1,7 @@
 import { parsePaystack } from "@/lib/providers/paystack/parse";
 import { PAYSTACK_SIGNATURE_HEADER, verifyPaystack } from "@/lib/providers/paystack/verify";
+import { paystackScript } from "@/lib/providers/paystack/simulate";
+import { paystackSettlement } from "@/lib/providers/paystack/settlement";
 import type { ProviderAdapter } from "@/lib/providers/types";
 
 export const paystack: ProviderAdapter = {
@@ -7,4 +9,6 @@ export const paystack: ProviderAdapter = {
   headerNames: [PAYSTACK_SIGNATURE_HEADER],
   verify: verifyPaystack,
   parse: parsePaystack,
+  settlement: paystackSettlement,
+  simulate: paystackScript,
 };

@@ -8,7 +8,7 @@
 // looking like ours-not-theirs every night. The transaction and refund lists are the
 // same record those settlements are made from, complete the moment money moves,
 // which is what Stripe's balance transactions are on the Stripe side.
-import type { EndpointContext, FetchedEvent, SettlementLine, SettlementSource, Window } from "@/lib/recon/types";
+import type { EndpointContext, FetchedEvent, SettlementLine, SettlementSource, Window } from "@/lib/providers/types";
 
 type Transaction = { id: number; reference: string; status: string; amount: number | string; currency: string; paid_at?: string | null; paidAt?: string | null; created_at?: string | null; createdAt?: string | null };
 type Refund = { id: number | string; status: string; amount: number | string; currency: string; transaction?: number | string | { id?: number; reference?: string } | null; transaction_reference?: string | null; refunded_at?: string | null; createdAt?: string | null; created_at?: string | null };

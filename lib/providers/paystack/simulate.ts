@@ -5,8 +5,8 @@
 // that move no money. Amounts are minor units (kobo, pesewas, cents). Retries may
 // reorder keys, send null as "", numbers as strings, or metadata as a JSON string:
 // all seen from Paystack and all read the same by lib/providers/paystack/parse.ts.
-import type { Random } from "@/dev/simulator/random";
-import { cappedRefund, chars, drawMoney, isoMillis, reshape, type CurrencyMix, type ProviderScript, type SimMovement } from "@/dev/simulator/script";
+import type { Random } from "@/lib/providers/simulation/random";
+import { cappedRefund, chars, drawMoney, isoMillis, reshape, type CurrencyMix, type ProviderScript, type SimMovement } from "@/lib/providers/simulation/script";
 
 const MIX: CurrencyMix = [
   ["NGN", 60, 10_000, 50_000_000],

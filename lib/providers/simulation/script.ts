@@ -1,7 +1,7 @@
 // What the day generator needs from each simulated provider: how it names
 // payments and refunds, the bodies it sends for them (shaped exactly as Tally's
 // parser for it reads them), and how its retries may differ from the first send.
-import type { Random } from "@/dev/simulator/random";
+import type { Random } from "@/lib/providers/simulation/random";
 
 export const SIM_PROVIDERS = ["stripe", "standard", "adyen", "paystack", "flutterwave", "paypal"] as const;
 export type SimProvider = (typeof SIM_PROVIDERS)[number];

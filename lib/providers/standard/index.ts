@@ -1,5 +1,6 @@
 import { parseStandard } from "@/lib/providers/standard/parse";
 import { STANDARD_HEADERS, verifyStandard } from "@/lib/providers/standard/verify";
+import { standardScript } from "@/lib/providers/standard/simulate";
 import type { ProviderAdapter } from "@/lib/providers/types";
 
 export const standard: ProviderAdapter = {
@@ -7,4 +8,5 @@ export const standard: ProviderAdapter = {
   headerNames: STANDARD_HEADERS,
   verify: verifyStandard,
   parse: parseStandard,
+  simulate: standardScript,
 };

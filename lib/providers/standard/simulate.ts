@@ -1,6 +1,6 @@
 // A Standard Webhooks sender as the day generator plays it: payment.succeeded and
 // refund.succeeded (naming the payment in payment_id), sequential references per tenant.
-import { drawMoney, type CurrencyMix, type ProviderScript } from "@/dev/simulator/script";
+import { drawMoney, type CurrencyMix, type ProviderScript } from "@/lib/providers/simulation/script";
 import { legacyMalformed, legacyReformat, legacyRefundAmount } from "@/lib/providers/stripe/simulate";
 
 const MIX: CurrencyMix = [

@@ -1,5 +1,8 @@
 import { parseStripe } from "@/lib/providers/stripe/parse";
 import { STRIPE_SIGNATURE_HEADER, verifyStripe } from "@/lib/providers/stripe/verify";
+import { stripeScript } from "@/lib/providers/stripe/simulate";
+import { stripeSettlement } from "@/lib/providers/stripe/settlement";
+import { stripeReport } from "@/lib/providers/stripe/report";
 import type { ProviderAdapter } from "@/lib/providers/types";
 
 export const stripe: ProviderAdapter = {
@@ -7,4 +10,7 @@ export const stripe: ProviderAdapter = {
   headerNames: [STRIPE_SIGNATURE_HEADER],
   verify: verifyStripe,
   parse: parseStripe,
+  settlement: stripeSettlement,
+  report: stripeReport,
+  simulate: stripeScript,
 };

@@ -2,7 +2,7 @@
 // from) for a window, and single objects for events that never arrived.
 // The endpoint's settings name the API key (apiKey) and, for the simulator or a
 // proxy, the base URL (apiBaseUrl, default https://api.stripe.com).
-import type { EndpointContext, FetchedEvent, SettlementLine, SettlementSource, Window } from "@/lib/recon/types";
+import type { EndpointContext, FetchedEvent, SettlementLine, SettlementSource, Window } from "@/lib/providers/types";
 
 type BalanceTransaction = {
   id: string;

@@ -1,8 +1,8 @@
 // Stripe as the day generator plays it: payment_intent.succeeded (and sometimes
 // charge.succeeded for the same payment), refund.created naming the payment intent.
 // The draws here are the ones the generator always made: a seed gives the same day.
-import type { Random } from "@/dev/simulator/random";
-import { drawMoney, reshape, type CurrencyMix, type ProviderScript, type SimMovement } from "@/dev/simulator/script";
+import type { Random } from "@/lib/providers/simulation/random";
+import { drawMoney, reshape, type CurrencyMix, type ProviderScript, type SimMovement } from "@/lib/providers/simulation/script";
 
 const MIX: CurrencyMix = [
   ["USD", 50, 100, 250_000],

@@ -11,7 +11,7 @@ import { prisma } from "@/lib/platform/db";
 import { plain } from "@/lib/platform/http";
 import { bigintId } from "@/lib/platform/query-params";
 import { listRuns } from "@/lib/recon/runs";
-import { settlementSourceFor } from "@/lib/recon/sources";
+import { settlementSourceFor } from "@/lib/recon/report-formats";
 
 export const dynamic = "force-dynamic";
 

@@ -10,6 +10,7 @@ import { ACTION_ROLES } from "@/lib/auth/roles";
 import { config } from "@/lib/platform/config";
 import { Provider } from "@/lib/generated/prisma/enums";
 import { accessError, domainError, handled, json, parseInput, queryOf } from "@/lib/platform/http";
+import { reportFormats } from "@/lib/recon/report-formats";
 import { startReconciliation } from "@/lib/recon/start";
 import { receiveReport } from "@/lib/recon/upload";
 
@@ -20,7 +21,7 @@ type Params = { params: Promise<{ tenant: string }> };
 const blank = (v: unknown) => (v === "" ? undefined : v);
 const Query = z.object({
   provider: z.enum(Object.values(Provider) as [Provider, ...Provider[]]),
-  format: z.preprocess(blank, z.enum(["stripe", "adyen", "tally"]).optional()),
+  format: z.preprocess(blank, z.enum(reportFormats() as [string, ...string[]]).optional()),
   name: z.preprocess(blank, z.string().max(255).optional()),
 });
 
