@@ -1,9 +1,12 @@
 // "The test that proves it works": replay a day of deliveries several times, in
 // a fresh random order each time, at high concurrency over real HTTP, while a
-// supervisor SIGKILLs and restarts the workers at random. After every run the
-// ledger must be identical to the first run's (and to the day's truth), every
-// posting must have exactly one receipt delivered, no claim may be left
-// unfinished, and the ledger's invariants must hold. Every provider of the day
+// supervisor SIGKILLs and restarts the workers at random. Each run starts from an
+// empty ledger (its own tenants), so every run must reach the day's truth on its
+// own rather than absorb the run before it as duplicates. After every run the
+// ledger must be identical to the first run's and to the day's truth, every
+// posting must have at least one receipt delivered (at least once: how many per
+// posting is reported), no claim may be left unfinished, and the ledger's
+// invariants must hold. Every provider of the day
 // is played: Adyen's batches signed item by item, PayPal's deliveries signed with
 // a local certificate the product must be told to trust (TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES),
 // Flutterwave's payments confirmed by the workers against a local verify API.
@@ -59,8 +62,12 @@ export type RunReport = {
   sendMs: number;
   drainMs: number;
   postings: number;
+  /** Postings whose receipt was delivered at least once. */
   receiptsDistinct: number;
+  /** Deliveries the replay's workers made (each receipt at least once; more after a kill between send and record). */
   receiptDeliveries: number;
+  /** How many postings had their receipt delivered n times, by n (from the replay's workers' file). */
+  receiptsPerPosting: Record<string, number>;
   snapshotSha256: string;
   problems: string[];
 };
@@ -280,17 +287,44 @@ function truthBalances(header: DayHeader): Map<string, bigint> {
 }
 
 function receiptsOf(file: string, tenantIds: Set<string>) {
-  if (!existsSync(file)) return { distinct: new Set<string>(), deliveries: 0 };
-  const distinct = new Set<string>();
+  const byKey = new Map<string, number>();
   let deliveries = 0;
+  if (!existsSync(file)) return { byKey, deliveries };
   for (const line of readFileSync(file, "utf8").split("\n")) {
     if (!line) continue;
     const r = JSON.parse(line) as { outboxId: string; tenantId: string };
     if (!tenantIds.has(r.tenantId)) continue;
     deliveries++;
-    distinct.add(r.outboxId);
+    byKey.set(r.outboxId, (byKey.get(r.outboxId) ?? 0) + 1);
   }
-  return { distinct, deliveries };
+  return { byKey, deliveries };
+}
+
+/**
+ * Receipts are delivered at least once, not exactly once: a worker killed between
+ * the transport's yes and recording it sends again, under the same idempotency key
+ * (the outbox id), so the receiver drops the repeat. What must hold: every posting's
+ * receipt was delivered (its outbox row is marked sent), and every delivery the
+ * replay's workers made carries the idempotency key of one of this run's postings.
+ */
+async function receiptCheck(ids: string[], file: string, idSet: Set<string>) {
+  const problems: string[] = [];
+  const rows = await prisma.$queryRaw<{ posting_id: bigint; outbox_id: bigint | null; sent: boolean | null }[]>(Prisma.sql`
+    SELECT p.id AS posting_id, o.id AS outbox_id, o.sent_at IS NOT NULL AS sent
+      FROM postings p
+      LEFT JOIN outbox o ON o.posting_id = p.id AND o.kind = 'receipt'
+     WHERE p.tenant_id = ANY(${ids}::uuid[]) AND p.processed_event_id IS NOT NULL`);
+  const keys = new Set(rows.flatMap((r) => (r.outbox_id === null ? [] : [String(r.outbox_id)])));
+  const missing = rows.filter((r) => r.outbox_id === null).length;
+  const unsent = rows.filter((r) => r.outbox_id !== null && !r.sent).length;
+  if (missing) problems.push(`${missing} posting(s) have no receipt in the outbox`);
+  if (unsent) problems.push(`${unsent} posting(s) whose receipt was never delivered`);
+  const observed = receiptsOf(file, idSet);
+  const foreign = [...observed.byKey.keys()].filter((k) => !keys.has(k));
+  if (foreign.length) problems.push(`${foreign.length} receipt deliveries carry no posting's idempotency key, e.g. ${foreign[0]}`);
+  const perPosting: Record<string, number> = {};
+  for (const n of observed.byKey.values()) perPosting[n] = (perPosting[n] ?? 0) + 1;
+  return { problems, postingsWithReceipt: rows.length - missing - unsent, deliveries: observed.deliveries, perPosting };
 }
 
 /**
@@ -321,32 +355,42 @@ export async function replay(o: ReplayOptions): Promise<ReplayResult> {
   // Served where the product was told to trust PayPal certificates, when it was told.
   const apis = await startLocalProviderApis({ flutterwave: accounts, certificatePrefix: providers.includes("paypal") ? localCertificatePrefix(config().TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES) : null });
   try {
-    const tenants = new Map<string, TenantInfo>();
-    for (const slug of header.options.tenants) {
-      const tenant = await ensureTenant(`${o.tenantPrefix}-${slug}`, providers, apis.url);
-      tenants.set(slug, tenant);
-      if (tenant.flutterwaveKey) accounts.add(tenant.flutterwaveKey, header.movements.filter((m) => m.tenant === slug));
-    }
-    const probe = [...tenants.values()][0];
+    /** A run's own tenants, named <prefix>-r<run>-<slug>: every run starts from an empty ledger. */
+    const tenantsOf = async (run: number) => {
+      const prefix = `${o.tenantPrefix}-r${run}`;
+      const tenants = new Map<string, TenantInfo>();
+      for (const slug of header.options.tenants) {
+        const tenant = await ensureTenant(`${prefix}-${slug}`, providers, apis.url);
+        tenants.set(slug, tenant);
+        if (tenant.flutterwaveKey) accounts.add(tenant.flutterwaveKey, header.movements.filter((m) => m.tenant === slug));
+      }
+      return { prefix, tenants };
+    };
+    const probe = [...(await tenantsOf(1)).tenants.values()][0];
     if (providers.includes("paypal") && probe) await checkPaypalTrusted(o.target, probe, apis.paypal);
-    return await replayRuns(o, header, deliveries, tenants, apis);
+    return await replayRuns(o, header, deliveries, tenantsOf, apis);
   } finally {
     await apis.close();
   }
 }
 
-async function replayRuns(o: ReplayOptions, header: DayHeader, deliveries: Delivery[], tenants: Map<string, TenantInfo>, apis: LocalProviderApis): Promise<ReplayResult> {
-  const ids = [...tenants.values()].map((t) => t.id);
-  const idSet = new Set(ids);
+type RunTenants = { prefix: string; tenants: Map<string, TenantInfo> };
+
+async function replayRuns(o: ReplayOptions, header: DayHeader, deliveries: Delivery[], tenantsOf: (run: number) => Promise<RunTenants>, apis: LocalProviderApis): Promise<ReplayResult> {
   const receiptsFile = path.join(mkdtempSync(path.join(os.tmpdir(), "tally-replay-")), "receipts.ndjson");
   const random = seeded(o.seed);
   const runs: RunReport[] = [];
   const differences: string[] = [];
   let first: Awaited<ReturnType<typeof snapshot>> | null = null;
   const providers = [...new Set(deliveries.map((d) => d.provider))].sort();
-  o.log(`replaying ${deliveries.length} deliveries (${header.movements.length} movements; providers ${providers.join(", ")}; tenants ${[...tenants.values()].map((t) => t.slug).join(", ")}) ${o.runs}× against ${o.target}; ${o.workers} workers, ${o.killEvery ? `a SIGKILL every ${o.killEvery[0]}-${o.killEvery[1]} ms` : "no kills"}`);
+  o.log(`replaying ${deliveries.length} deliveries (${header.movements.length} movements; providers ${providers.join(", ")}; tenants ${header.options.tenants.join(", ")}, new ones each run) ${o.runs}× against ${o.target}; ${o.workers} workers, ${o.killEvery ? `a SIGKILL every ${o.killEvery[0]}-${o.killEvery[1]} ms` : "no kills"}`);
+  const truth = truthBalances(header);
+  const expectedPostings = deliveredMovements(header).length;
 
   for (let run = 1; run <= o.runs; run++) {
+    const { prefix, tenants } = await tenantsOf(run);
+    const ids = [...tenants.values()].map((t) => t.id);
+    const idSet = new Set(ids);
     const order = random.shuffle([...deliveries]);
     const duplicatesBefore = await prisma.rawEvent.count({ where: { tenantId: { in: ids }, status: "DUPLICATE" } });
     const supervisor = new Supervisor({ workers: o.workers, env: { ...REPLAY_WORKER_ENV, TALLY_RECEIPTS_FILE: receiptsFile, ...o.workerEnv }, killEvery: o.killEvery, random: random.next, log: o.log });
@@ -363,29 +407,23 @@ async function replayRuns(o: ReplayOptions, header: DayHeader, deliveries: Deliv
     }
     await supervisor.stop();
 
-    const snap = await snapshot([...tenants.values()], o.tenantPrefix);
+    const snap = await snapshot([...tenants.values()], prefix);
     const postings = await prisma.posting.count({ where: { tenantId: { in: ids }, processedEventId: { not: null } } });
-    // Delivered = the outbox row's sent_at, written after the transport accepted it. Any
-    // worker may deliver (the product's own too), so this is counted in the database;
-    // the replay's own workers also leave a file, which shows redeliveries after kills.
-    const delivered = await prisma.outboxMessage.count({ where: { tenantId: { in: ids }, sentAt: { not: null }, kind: "receipt" } });
-    const observed = receiptsOf(receiptsFile, idSet);
+    const receipts = await receiptCheck(ids, receiptsFile, idSet);
     const notDone = await prisma.processedEvent.count({ where: { tenantId: { in: ids }, status: { not: "DONE" } } });
     if (Object.keys(sent.unexpected).length) problems.push(`unexpected answers: ${JSON.stringify(sent.unexpected)}`);
     if (notDone) problems.push(`${notDone} claim(s) left not DONE`);
-    if (delivered !== postings) problems.push(`receipts delivered for ${delivered} distinct outbox ids, but ${postings} payments/refunds posted`);
+    problems.push(...receipts.problems);
     for (const id of ids) for (const v of await ledgerViolations(id)) problems.push(`invariant "${v.invariant}" broken: ${v.detail}`);
-    if (first === null) {
-      first = snap;
-      const truth = truthBalances(header);
-      const actual = new Map<string, bigint>();
-      for (const part of snap.parts) for (const b of part.balances) if (b.account.startsWith("customer:")) actual.set(`${part.tenant}|${b.account}|${b.currency}`, BigInt(b.amount));
-      const keys = new Set([...truth.keys(), ...actual.keys()]);
-      const wrong = [...keys].filter((k) => (truth.get(k) ?? 0n) !== (actual.get(k) ?? 0n));
-      if (wrong.length) problems.push(`${wrong.length} customer balance(s) differ from the day's truth, e.g. ${wrong.slice(0, 3).map((k) => `${k}: expected ${truth.get(k) ?? 0n}, got ${actual.get(k) ?? 0n}`).join("; ")}`);
-      const expectedPostings = deliveredMovements(header).length;
-      if (postings !== expectedPostings) problems.push(`${postings} postings for ${expectedPostings} movements in the day`);
-    } else if (snap.sha256 !== first.sha256) {
+    // Every run against the truth, not only the first: each starts from an empty ledger.
+    const actual = new Map<string, bigint>();
+    for (const part of snap.parts) for (const b of part.balances) if (b.account.startsWith("customer:")) actual.set(`${part.tenant}|${b.account}|${b.currency}`, BigInt(b.amount));
+    const keys = new Set([...truth.keys(), ...actual.keys()]);
+    const wrong = [...keys].filter((k) => (truth.get(k) ?? 0n) !== (actual.get(k) ?? 0n));
+    if (wrong.length) problems.push(`${wrong.length} customer balance(s) differ from the day's truth, e.g. ${wrong.slice(0, 3).map((k) => `${k}: expected ${truth.get(k) ?? 0n}, got ${actual.get(k) ?? 0n}`).join("; ")}`);
+    if (postings !== expectedPostings) problems.push(`${postings} postings for ${expectedPostings} movements in the day`);
+    if (first === null) first = snap;
+    else if (snap.sha256 !== first.sha256) {
       const a = new Set(first.parts.flatMap((p) => p.postings.map((x) => `${p.tenant}:${x.provider}:${x.reference}:${x.kind}:${JSON.stringify(x.legs)}`)));
       const b = snap.parts.flatMap((p) => p.postings.map((x) => `${p.tenant}:${x.provider}:${x.reference}:${x.kind}:${JSON.stringify(x.legs)}`));
       const extra = b.filter((x) => !a.has(x));
@@ -407,14 +445,15 @@ async function replayRuns(o: ReplayOptions, header: DayHeader, deliveries: Deliv
       sendMs,
       drainMs,
       postings,
-      receiptsDistinct: delivered,
-      receiptDeliveries: observed.deliveries,
+      receiptsDistinct: receipts.postingsWithReceipt,
+      receiptDeliveries: receipts.deliveries,
+      receiptsPerPosting: receipts.perPosting,
       snapshotSha256: snap.sha256,
       problems,
     };
     runs.push(report);
     differences.push(...problems.map((p) => `run ${run}: ${p}`));
-    o.log(`run ${run}: sent ${report.sent} (accepted ${report.accepted}, rejected as signed badly ${report.rejected}), duplicates absorbed ${report.duplicatesAbsorbed}, kills ${report.kills}, sweeps ${report.sweeps}, reclaims ${report.reclaims}, send ${(sendMs / 1000).toFixed(1)} s, drain ${(drainMs / 1000).toFixed(1)} s, postings ${postings}, receipts ${report.receiptsDistinct} (${report.receiptDeliveries} sent by the replay's workers), ledger ${snap.sha256.slice(0, 12)} ${problems.length ? "DIFFERENT" : "ok"}`);
+    o.log(`run ${run}: sent ${report.sent} (accepted ${report.accepted}, rejected as signed badly ${report.rejected}), duplicates absorbed ${report.duplicatesAbsorbed}, kills ${report.kills}, sweeps ${report.sweeps}, reclaims ${report.reclaims}, send ${(sendMs / 1000).toFixed(1)} s, drain ${(drainMs / 1000).toFixed(1)} s, postings ${postings}, receipts delivered for ${report.receiptsDistinct} (${report.receiptDeliveries} deliveries by the replay's workers; per posting ${Object.entries(report.receiptsPerPosting).map(([n, c]) => `${n}×: ${c}`).join(", ")}), ledger ${snap.sha256.slice(0, 12)} ${problems.length ? "DIFFERENT" : "ok"}`);
     for (const p of problems) o.log(`  ✗ ${p}`);
   }
   return { runs, ok: differences.length === 0, differences };
