@@ -140,13 +140,26 @@ export type Config = z.infer<typeof schema>;
 
 let cached: Config | undefined;
 
+/**
+ * Fault hooks can disable the claim, i.e. idempotency itself, so a production
+ * process refuses every TALLY_FAULT_* variable that is set, even to "0" and even
+ * one this schema does not know: a misspelt or future hook is refused too, and a
+ * deployment that carries one is told which to remove.
+ */
+function faultFlagsIn(env: NodeJS.ProcessEnv): string[] {
+  return Object.keys(env).filter((k) => k.startsWith("TALLY_FAULT_") && (env[k] ?? "") !== "").sort();
+}
+
 /** The validated configuration; throws naming every bad variable. */
 export function config(): Config {
   if (cached) return cached;
   const parsed = schema.safeParse(process.env);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
-    throw new Error(`Invalid configuration: ${problems}`);
+  const problems = parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+  if ((process.env.NODE_ENV ?? "development") === "production") {
+    for (const name of faultFlagsIn(process.env)) problems.push(`${name}: fault hooks for tests and benchmarks are refused with NODE_ENV=production; unset it`);
+  }
+  if (!parsed.success || problems.length > 0) {
+    throw new Error(`Invalid configuration: ${problems.join("; ")}`);
   }
   cached = parsed.data;
   return cached;
