@@ -188,6 +188,8 @@ describe("sign-in brakes", () => {
     if (!first.ok) throw new Error(first.message);
     const device = first.deviceCookieValue;
     for (let i = 0; i < 5; i++) await wrong(u.email, "10.1.2.1", i);
+    // Five more failures as if waited out, so the back-off (now 64 s) outlasts the slow checks below.
+    await prisma.loginFailure.createMany({ data: Array.from({ length: 5 }, () => ({ email: u.email, ip: "10.1.2.1", at: new Date() })) });
     expect(await signIn({ email: u.email, password: PASSWORD, ip: "10.1.2.1" })).toMatchObject({ reason: "rate_limited" });
     const known = await signIn({ email: u.email, password: PASSWORD, ip: "10.1.2.1", device });
     expect(known.ok).toBe(true);
