@@ -37,12 +37,17 @@ test("pages carry a nonce CSP, frame-ancestors 'none', nosniff and a referrer po
 });
 
 test("a page framed by another origin is refused", async ({ page }) => {
-  // Another site, served to the browser at its own origin, frames the sign-in page.
-  await page.route("http://evil.test/**", (route) =>
+  // Another origin frames the sign-in page. It is served on loopback too (127.0.0.1, where
+  // Tally is localhost): a public origin framing a local one is refused by Chromium's
+  // private-network rules whatever Tally says, and would prove nothing.
+  const evil = `http://127.0.0.1:${new URL(baseURL()).port}/evil-frame`;
+  await page.route(evil, (route) =>
     route.fulfill({ contentType: "text/html", body: `<h1>evil</h1><iframe id="victim" src="${baseURL()}/login" width="800" height="600"></iframe>` }),
   );
-  await page.goto("http://evil.test/");
-  // Chromium replaces a document it refuses to frame with its error page.
+  await page.goto(evil);
+  // Chromium replaces a document it refuses to frame with its error page. (Seen: this
+  // Chromium refused the frame even from a build without frame-ancestors and
+  // X-Frame-Options, so the header assertions above are what catch their removal.)
   const frame = page.frames().find((f) => f !== page.mainFrame())!;
   await expect.poll(() => frame.url(), { timeout: 30_000 }).toBe("chrome-error://chromewebdata/");
   await expect(page.frameLocator("#victim").getByRole("heading", { name: "Sign in to Tally" })).toHaveCount(0);
