@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { connection } from "next/server";
 import type { ReactNode } from "react";
 import "./globals.css";
 
@@ -7,7 +8,10 @@ export const metadata: Metadata = {
   description: "Payment webhooks received safely, posted once, reconciled daily",
 };
 
-export default function RootLayout({ children }: { children: ReactNode }) {
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  // Every page is rendered per request: the CSP nonce (proxy.ts) is per request,
+  // and a page prerendered at build time would carry scripts without it.
+  await connection();
   return (
     <html lang="en">
       <body>{children}</body>

@@ -2,6 +2,7 @@
 // The sign-in form: posts the credentials as JSON and follows ?next= on success.
 import { useEffect, useState, type FormEvent } from "react";
 import { api } from "@/components/api-client";
+import { safeNextPath } from "@/lib/auth/next-path";
 
 export function LoginForm({ next }: { next: string }) {
   const [error, setError] = useState<string | null>(null);
@@ -17,8 +18,8 @@ export function LoginForm({ next }: { next: string }) {
     setError(null);
     try {
       await api("/api/auth/login", { method: "POST", body: { email: form.get("email"), password: form.get("password") } });
-      // Only same-site paths: ?next= must not send people elsewhere.
-      window.location.assign(next.startsWith("/") && !next.startsWith("//") ? next : "/");
+      // Checked again here, where it is followed: ?next= must not send people elsewhere.
+      window.location.assign(safeNextPath(next));
     } catch (err) {
       setError(err instanceof Error ? err.message : "Sign-in failed");
       setBusy(false);

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { alertOf, demo, demoUser, shot, signInPage, standardHeaders, stripeSignature, unique } from "./support";
+import { alertOf, demo, demoUser, shot, signInApi, signInPage, standardHeaders, unique } from "./support";
 
 test("events are searchable and an event page shows the body exactly as received", async ({ page, request }) => {
   // A Standard Webhooks delivery: its webhook-id is stored as the delivery id at once, before any parsing.
@@ -29,16 +29,28 @@ test("events are searchable and an event page shows the body exactly as received
   await shot(page, "event-page");
 });
 
-test("a body that is not UTF-8 is shown as hex", async ({ page, request }) => {
-  const body = Buffer.concat([Buffer.from(`{"id":"${unique("evt_bin")}","type":"x","data":"`), Buffer.from([0xff, 0xfe, 0x00, 0x81]), Buffer.from(`"}`)]);
-  const res = await request.post(`/api/webhooks/${demo().tenant}/stripe`, { data: body, headers: { "content-type": "application/json", "stripe-signature": stripeSignature(body, demo().secrets.stripe) } });
-  test.skip(res.status() !== 200, `ingest refuses a non-UTF-8 body (${res.status()}); nothing to show`);
+test("a body that is not UTF-8 is stored byte for byte and shown as hex", async ({ page, request }) => {
+  // Signed over the raw bytes, as a provider would: ingest must take it as it is, not refuse or re-encode it.
+  const deliveryId = unique("msg_bin");
+  const body = Buffer.concat([Buffer.from(`{"type":"x","data":"`), Buffer.from([0xff, 0xfe, 0x00, 0x81, 0xc3, 0x28]), Buffer.from(`"}`)]);
+  const res = await request.post(`/api/webhooks/${demo().tenant}/standard`, { data: body, headers: { "content-type": "application/json", ...standardHeaders(body, demo().secrets.standard, deliveryId) } });
+  expect(res.status(), await res.text()).toBe(200);
+
+  const ops = await signInApi(demoUser("ops"));
+  const found = await ops.call("GET", `/api/v1/tenants/${demo().tenant}/events?provider=standard&reference=${deliveryId}`);
+  const events = (found.json as { events: { id: string }[] }).events;
+  expect(events).toHaveLength(1);
+  const stored = await ops.call("GET", `/api/v1/tenants/${demo().tenant}/events/${events[0]!.id}`);
+  const storedBody = (stored.json as { event: { body: { text: string | null; base64: string; bytes: number } } }).event.body;
+  expect(Buffer.from(storedBody.base64, "base64").equals(body)).toBe(true);
+  expect(storedBody).toMatchObject({ text: null, bytes: body.length });
+  await ops.api.dispose();
+
   await signInPage(page, demoUser("ops"));
-  await page.goto(`/t/${demo().tenant}/events?provider=stripe`);
-  await page.getByRole("table").getByRole("row").nth(1).getByRole("link").first().click();
+  await page.goto(`/t/${demo().tenant}/events/${events[0]!.id}`);
   await expect(page.getByText("not valid UTF-8: shown as hex")).toBeVisible();
   await expect(page.getByTestId("raw-body")).toContainText("22 ff");
-  await expect(page.getByTestId("raw-body")).toContainText("fe 00 81");
+  await expect(page.getByTestId("raw-body")).toContainText("fe 00 81 c3 28");
   await shot(page, "event-page-hex");
 });
 

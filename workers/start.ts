@@ -30,18 +30,18 @@ function newestSource(dir: string): number {
 function buildIfStale(): void {
   const buildId = path.join(root, ".next", "BUILD_ID");
   const built = existsSync(buildId) ? statSync(buildId).mtimeMs : 0;
-  const sources = Math.max(...["app", "components", "lib"].map((d) => newestSource(path.join(root, d))), statSync(path.join(root, "next.config.ts")).mtimeMs);
+  const sources = Math.max(...["app", "components", "lib"].map((d) => newestSource(path.join(root, d))), ...["next.config.ts", "proxy.ts"].map((f) => statSync(path.join(root, f)).mtimeMs));
   if (built > sources) return;
   console.log("[start] building the web app (next build)…");
   const r = spawnSync(bin("next"), ["build"], { stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
   if (r.status !== 0) throw new Error("next build failed");
 }
 
-type Child = { name: string; command: string; args: string[]; process?: ChildProcess; restarts: number };
+type Child = { name: string; command: string; args: string[]; env?: NodeJS.ProcessEnv; process?: ChildProcess; restarts: number };
 let stopping = false;
 
 function launch(child: Child, env: NodeJS.ProcessEnv): void {
-  const p = spawn(child.command, child.args, { stdio: ["ignore", "pipe", "pipe"], env });
+  const p = spawn(child.command, child.args, { stdio: ["ignore", "pipe", "pipe"], env: { ...env, ...child.env } });
   child.process = p;
   const prefix = (line: string) => `[${child.name}] ${line}`;
   for (const stream of [p.stdout!, p.stderr!]) {
@@ -72,7 +72,8 @@ async function main() {
   buildIfStale();
 
   const env = { ...process.env, DATABASE_URL: db.url, NEXT_TELEMETRY_DISABLED: "1", PORT: String(port) };
-  const children: Child[] = [{ name: "web", command: bin("next"), args: ["start", "-p", String(port)], restarts: 0 }];
+  // workers/web.ts is `next start` plus the connection's peer address (see there); production, as next start is.
+  const children: Child[] = [{ name: "web", command: process.execPath, args: ["--import", "tsx", "workers/web.ts"], env: { NODE_ENV: "production" }, restarts: 0 }];
   // node --import tsx keeps the worker one process, so signals reach it directly.
   children.push({ name: "worker", command: process.execPath, args: ["--import", "tsx", "workers/worker.ts"], restarts: 0 });
   for (const child of children) launch(child, env);

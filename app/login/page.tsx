@@ -1,13 +1,14 @@
 // Sign-in page; already signed-in people go straight on.
 import { redirect } from "next/navigation";
 import { LoginForm } from "@/components/login-form";
+import { safeNextPath } from "@/lib/auth/next-path";
 import { currentUser } from "@/lib/auth/page-access";
 
 export const dynamic = "force-dynamic";
 
 export default async function LoginPage({ searchParams }: { searchParams: Promise<{ next?: string }> }) {
   const { next } = await searchParams;
-  const target = typeof next === "string" && next.startsWith("/") && !next.startsWith("//") ? next : "/";
+  const target = safeNextPath(next);
   if (await currentUser()) redirect(target);
   return (
     <main className="login">

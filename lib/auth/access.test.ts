@@ -2,7 +2,9 @@ import { describe, expect, it, beforeAll, afterEach } from "vitest";
 import { SYSTEM_ACTOR } from "@/lib/admin/audit";
 import { requireAccess, type Principal } from "@/lib/auth/access";
 import { createApiToken } from "@/lib/auth/api-tokens";
+import { PEER_HEADER } from "@/lib/auth/client-address";
 import { checkLoginLimit } from "@/lib/auth/login-limit";
+import { hashPassword } from "@/lib/auth/passwords";
 import { SECTION_ROLES } from "@/lib/auth/roles";
 import { resolveSession, sessionIdFor } from "@/lib/auth/sessions";
 import { signIn } from "@/lib/auth/sign-in";
@@ -139,27 +141,84 @@ describe("CSRF", () => {
   });
 });
 
-describe("sign-in rate limit", () => {
+describe("sign-in brakes", () => {
   afterEach(() => {
     delete process.env.TALLY_LOGIN_MAX_FAILURES_PER_IP;
+    delete process.env.TALLY_TRUSTED_PROXIES;
     resetConfigForTests();
   });
 
-  it("answers 429 with a retry time after 5 failures for one email, even with the right password", async () => {
+  const wrong = (email: string, ip: string, i: number, device?: string | null) => signIn({ email, password: `wrong-${i}-password`, ip, device });
+  /** Moves a bucket's failures into the past, as if that much time had gone by. */
+  const age = (email: string, ms: number) => prisma.$executeRaw`UPDATE login_failures SET at = at - make_interval(secs => ${ms / 1000}) WHERE email = ${email}`;
+
+  it("backs one account off at one address after 5 failures, even for the right password, without locking it anywhere else", async () => {
     const u = await aUser("ops", [a.slug]);
-    for (let i = 0; i < 5; i++) {
-      const r = await signIn({ email: u.email, password: `wrong-${i}-password`, ip: `10.1.0.${i}` });
-      expect(r.ok ? "ok" : r.reason).toBe("invalid_credentials");
+    for (let i = 0; i < 5; i++) expect(await wrong(u.email, "10.1.0.1", i)).toMatchObject({ ok: false, reason: "invalid_credentials" });
+    const held = await signIn({ email: u.email, password: PASSWORD, ip: "10.1.0.1" });
+    expect(held).toMatchObject({ ok: false, reason: "rate_limited", retryAfterSeconds: 2 });
+    // The same account from another address: not locked.
+    expect((await signIn({ email: u.email, password: PASSWORD, ip: "10.1.0.2" })).ok).toBe(true);
+    // Once the back-off has passed, the right password passes at the first address too.
+    await age(u.email, 2_000);
+    expect((await signIn({ email: u.email, password: PASSWORD, ip: "10.1.0.1" })).ok).toBe(true);
+  });
+
+  it("doubles the wait with each further failure, up to the cap", async () => {
+    const u = await aUser("ops", [a.slug]);
+    const waits: number[] = [];
+    for (let i = 0; i < 14; i++) {
+      const r = await wrong(u.email, "10.1.1.1", i);
+      if (!r.ok && r.reason === "rate_limited") {
+        waits.push(r.retryAfterSeconds);
+        await age(u.email, r.retryAfterSeconds * 1000);
+        i--;
+        continue;
+      }
+      expect(r).toMatchObject({ reason: "invalid_credentials" });
     }
-    const r = await signIn({ email: u.email, password: PASSWORD, ip: "10.1.1.1" });
-    expect(r).toMatchObject({ ok: false, reason: "rate_limited" });
-    if (!r.ok && r.reason === "rate_limited") {
-      expect(r.retryAfterSeconds).toBeGreaterThan(14 * 60);
-      expect(r.retryAfterSeconds).toBeLessThanOrEqual(15 * 60);
+    expect(waits).toEqual([2, 4, 8, 16, 32, 64, 128, 256, 512]);
+    const capped = await wrong(u.email, "10.1.1.1", 99);
+    expect(capped).toMatchObject({ reason: "rate_limited", retryAfterSeconds: 900 });
+  });
+
+  it("lets the right password from a known device through a back-off others caused at its address", async () => {
+    const u = await aUser("accountant", [a.slug]);
+    const first = await signIn({ email: u.email, password: PASSWORD, ip: "10.1.2.1" });
+    if (!first.ok) throw new Error(first.message);
+    const device = first.deviceCookieValue;
+    for (let i = 0; i < 5; i++) await wrong(u.email, "10.1.2.1", i);
+    // Five more failures as if waited out, so the back-off (now 64 s) outlasts the slow checks below.
+    await prisma.loginFailure.createMany({ data: Array.from({ length: 5 }, () => ({ email: u.email, ip: "10.1.2.1", at: new Date() })) });
+    expect(await signIn({ email: u.email, password: PASSWORD, ip: "10.1.2.1" })).toMatchObject({ reason: "rate_limited" });
+    const known = await signIn({ email: u.email, password: PASSWORD, ip: "10.1.2.1", device });
+    expect(known.ok).toBe(true);
+    // A forged or other user's device cookie is just an unknown device.
+    const other = await aUser("accountant", [a.slug]);
+    const theirs = await signIn({ email: other.email, password: PASSWORD, ip: "10.1.2.9" });
+    if (!theirs.ok) throw new Error(theirs.message);
+    for (const forged of [theirs.deviceCookieValue, `${device.split(".")[0]}.${"A".repeat(43)}`, "x.y", ""]) {
+      expect(await signIn({ email: u.email, password: PASSWORD, ip: "10.1.2.1", device: forged })).toMatchObject({ reason: "rate_limited" });
     }
-    // When the oldest failure leaves the window, one more attempt is allowed.
-    await prisma.loginFailure.updateMany({ where: { email: u.email }, data: { at: new Date(Date.now() - 16 * 60_000) } });
-    expect((await signIn({ email: u.email, password: PASSWORD, ip: "10.1.1.1" })).ok).toBe(true);
+  });
+
+  it("backs a known device off by its own failures", async () => {
+    const u = await aUser("ops", [a.slug]);
+    const first = await signIn({ email: u.email, password: PASSWORD, ip: "10.1.3.1" });
+    if (!first.ok) throw new Error(first.message);
+    for (let i = 0; i < 5; i++) await wrong(u.email, "10.1.3.1", i, first.deviceCookieValue);
+    expect(await signIn({ email: u.email, password: PASSWORD, ip: "10.1.3.1", device: first.deviceCookieValue })).toMatchObject({ reason: "rate_limited", retryAfterSeconds: 2 });
+    // Its failures are not the address's: an unknown device there is not held back by them.
+    expect((await signIn({ email: u.email, password: PASSWORD, ip: "10.1.3.1" })).ok).toBe(true);
+  });
+
+  it("forgets every known device when the password changes", async () => {
+    const u = await aUser("ops", [a.slug]);
+    const first = await signIn({ email: u.email, password: PASSWORD, ip: "10.1.4.1" });
+    if (!first.ok) throw new Error(first.message);
+    for (let i = 0; i < 5; i++) await wrong(u.email, "10.1.4.1", i);
+    await prisma.user.update({ where: { id: u.id }, data: { passwordHash: await hashPassword(PASSWORD) } });
+    expect(await signIn({ email: u.email, password: PASSWORD, ip: "10.1.4.1", device: first.deviceCookieValue })).toMatchObject({ reason: "rate_limited" });
   });
 
   it("limits one address across many emails", async () => {
@@ -167,19 +226,42 @@ describe("sign-in rate limit", () => {
     resetConfigForTests();
     const ip = `10.2.${Math.floor(Math.random() * 250)}.9`;
     for (let i = 0; i < 3; i++) await signIn({ email: `${unique("x")}@example.test`, password: "nope-nope-nope", ip });
-    expect(await checkLoginLimit(`${unique("fresh")}@example.test`, ip)).toMatchObject({ ok: false, scope: "ip" });
-    expect(await checkLoginLimit(`${unique("fresh")}@example.test`, "10.3.0.1")).toEqual({ ok: true });
+    expect(await checkLoginLimit(`${unique("fresh")}@example.test`, { ip, device: null })).toMatchObject({ ok: false, scope: "ip" });
+    expect(await checkLoginLimit(`${unique("fresh")}@example.test`, { ip: "10.3.0.1", device: null })).toEqual({ ok: true });
   });
 
-  it("is answered by the login route as 429 with Retry-After", async () => {
-    const email = `${unique("limited")}@example.test`;
-    const { POST: login } = await import("@/app/api/auth/login/route");
-    const attempt = () => new Request(`${ORIGIN}/api/auth/login`, { method: "POST", headers: { host: "tally.test", origin: ORIGIN, "content-type": "application/json", "x-forwarded-for": "10.9.9.9" }, body: JSON.stringify({ email, password: "wrong-password" }) });
-    for (let i = 0; i < 5; i++) expect((await login(attempt())).status).toBe(401);
-    const res = await login(attempt());
-    expect(res.status).toBe(429);
-    expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
-    expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/Too many failed sign-ins for this email; try again in \d+ minutes/);
+  describe("through the login route", () => {
+    const attempt = (email: string, password: string, headers: Record<string, string>) =>
+      new Request(`${ORIGIN}/api/auth/login`, { method: "POST", headers: { host: "tally.test", origin: ORIGIN, "content-type": "application/json", ...headers }, body: JSON.stringify({ email, password }) });
+
+    it("a client rotating X-Forwarded-For stays one address: 429 with Retry-After, and the audit log has the real peer", async () => {
+      const { POST: login } = await import("@/app/api/auth/login/route");
+      const u = await aUser("ops", [a.slug]);
+      for (let i = 0; i < 5; i++) expect((await login(attempt(u.email, "wrong-password", { [PEER_HEADER]: "192.0.2.10", "x-forwarded-for": `203.0.113.${i}` }))).status).toBe(401);
+      const res = await login(attempt(u.email, PASSWORD, { [PEER_HEADER]: "192.0.2.10", "x-forwarded-for": "198.51.100.1" }));
+      expect(res.status).toBe(429);
+      expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/Too many failed sign-ins for this email from this address; try again in \d+ seconds/);
+      // A spoofed address is not what gets audited.
+      const ok = await login(attempt(u.email, PASSWORD, { [PEER_HEADER]: "::ffff:192.0.2.11", "x-forwarded-for": "6.6.6.6" }));
+      expect(ok.status).toBe(200);
+      const audit = await prisma.auditLog.findFirstOrThrow({ where: { action: "user.sign_in", subjectId: u.id }, orderBy: { id: "desc" } });
+      expect(audit.details).toMatchObject({ ip: "192.0.2.11" });
+      // The known-device cookie comes with the session: HttpOnly, only for the sign-in endpoint.
+      expect(ok.headers.getSetCookie().find((c) => c.startsWith("tally_device="))).toMatch(/Path=\/api\/auth\/login; Max-Age=\d+; HttpOnly; SameSite=Strict/);
+    });
+
+    it("believes X-Forwarded-For only from a trusted proxy, and only up to the first address it does not trust", async () => {
+      process.env.TALLY_TRUSTED_PROXIES = "10.0.0.0/8, 2001:db8::1";
+      resetConfigForTests();
+      const { POST: login } = await import("@/app/api/auth/login/route");
+      const u = await aUser("ops", [a.slug]);
+      // The client wrote "6.6.6.6, 10.9.9.9" itself; the proxies appended 198.51.100.7 and 10.0.0.3.
+      const ok = await login(attempt(u.email, PASSWORD, { [PEER_HEADER]: "2001:db8::1", "x-forwarded-for": "6.6.6.6, 10.9.9.9, 198.51.100.7, 10.0.0.3" }));
+      expect(ok.status).toBe(200);
+      const audit = await prisma.auditLog.findFirstOrThrow({ where: { action: "user.sign_in", subjectId: u.id }, orderBy: { id: "desc" } });
+      expect(audit.details).toMatchObject({ ip: "198.51.100.7" });
+    });
   });
 });
 

@@ -1,5 +1,5 @@
-// Where a request comes from: the browser origin that sent it (for CSRF) and
-// the client address (for the sign-in rate limit).
+// Where a request comes from: the browser origin that sent it (for CSRF). The
+// client's address is lib/auth/client-address.ts.
 import { timingSafeEqual } from "node:crypto";
 import { config } from "@/lib/platform/config";
 
@@ -57,16 +57,4 @@ export function csrfProblem(request: Request, sessionToken: string): string | nu
   const b = Buffer.from(sessionToken);
   if (a.length !== b.length || !timingSafeEqual(a, b)) return `Wrong ${CSRF_HEADER} header; reload the page`;
   return null;
-}
-
-/**
- * The client's address as the nearest proxy saw it: the last X-Forwarded-For
- * hop (Next.js fills the header with the socket address when no proxy did).
- * Without a proxy that overwrites the header a client can vary it, so the
- * per-email limit is the one that always holds.
- */
-export function clientAddress(request: Request): string {
-  const forwarded = request.headers.get("x-forwarded-for");
-  const last = forwarded?.split(",").map((s) => s.trim()).filter(Boolean).pop();
-  return last ?? "unknown";
 }

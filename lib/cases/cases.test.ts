@@ -280,3 +280,92 @@ describe("mismatches and timing", () => {
     expect((await getCase(ours.tenant.id, ours.caseId))!.theirs).toBeNull();
   });
 });
+
+describe("four-eyes held by the database, against direct SQL", () => {
+  /** Runs statements in one transaction on a plain connection, then commits (or, with `check`, runs the deferred checks and rolls back). */
+  async function directSql(statements: [string, unknown[]?][], mode: "commit" | "check" = "commit") {
+    const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await client.connect();
+    try {
+      await client.query("BEGIN");
+      const results = [];
+      for (const [sql, params] of statements) results.push(await client.query(sql, params));
+      if (mode === "check") {
+        await client.query("SET CONSTRAINTS ALL IMMEDIATE");
+        await client.query("ROLLBACK");
+      } else await client.query("COMMIT");
+      return results;
+    } catch (e) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw e;
+    } finally {
+      await client.end();
+    }
+  }
+  const approve = (proposalId: bigint, proposer: Person, approver: Person): [string, unknown[]] => [
+    `INSERT INTO case_approvals (proposal_id, proposer_id, approver_id, approver_label, decision) VALUES ($1, $2, $3, 'direct sql', 'APPROVE')`,
+    [String(proposalId), proposer.userId, approver.userId],
+  ];
+  const markApproved = (proposalId: bigint, postingId: bigint | null = null): [string, unknown[]] => [`UPDATE case_proposals SET status = 'APPROVED', decided_at = now(), posting_id = $2 WHERE id = $1`, [String(proposalId), postingId === null ? null : String(postingId)]];
+  const markWaiting = (caseId: bigint): [string, unknown[]] => [`UPDATE cases SET status = 'WAITING', waiting_since = now() WHERE id = $1`, [String(caseId)]];
+
+  async function proposed(amount: bigint, resolution: "TIMING" | "CORRECT") {
+    const k = await aCase({ amount });
+    const p = await proposeResolution(k.tenant.id, k.caseId, alice, { resolution, reasonCode: resolution === "CORRECT" ? "not_settled" : null, reason: "direct sql test" });
+    if (!p.ok) throw new Error(p.message);
+    return { ...k, proposalId: p.value.proposalId, requiredApprovals: p.value.requiredApprovals };
+  }
+
+  it("refuses a proposal set APPROVED, and its case set WAITING, without the approvals it needs", async () => {
+    const k = await proposed(3000n, "TIMING");
+    expect(k.requiredApprovals).toBe(1);
+    await expect(directSql([markApproved(k.proposalId), markWaiting(k.caseId)])).rejects.toThrow(/APPROVED with 0 of its 1 required approvals/);
+    // The case alone, its proposal still pending: refused too.
+    await expect(directSql([markWaiting(k.caseId)])).rejects.toThrow(/can wait only when its proposal of timing is approved/);
+    // With the approval row in the same transaction, the same statements pass: the refusals are the rule.
+    await expect(directSql([approve(k.proposalId, alice, bruno), markApproved(k.proposalId), markWaiting(k.caseId)], "check")).resolves.toBeDefined();
+    expect(await prisma.caseProposal.findUniqueOrThrow({ where: { id: k.proposalId } })).toMatchObject({ status: "PENDING" });
+    expect(await prisma.case.findUniqueOrThrow({ where: { id: k.caseId } })).toMatchObject({ status: "PROPOSED" });
+  });
+
+  it("refuses a proposal above the threshold APPROVED with one approval of the two it needs", async () => {
+    const k = await proposed(THRESHOLD + 1n, "TIMING");
+    expect(k.requiredApprovals).toBe(2);
+    await expect(directSql([approve(k.proposalId, alice, bruno), markApproved(k.proposalId), markWaiting(k.caseId)])).rejects.toThrow(/APPROVED with 1 of its 2 required approvals/);
+    await expect(directSql([approve(k.proposalId, alice, bruno), approve(k.proposalId, alice, carla), markApproved(k.proposalId), markWaiting(k.caseId)], "check")).resolves.toBeDefined();
+  });
+
+  it("refuses an approved case decision reused: a case reopened by a run cannot be set WAITING again without a new proposal", async () => {
+    const k = await proposed(3100n, "TIMING");
+    expect(await decideProposal(k.tenant.id, k.caseId, k.proposalId, bruno, { decision: "approve" })).toMatchObject({ ok: true, value: { status: "WAITING" } });
+    await directSql([[`UPDATE cases SET status = 'OPEN', waiting_since = NULL WHERE id = $1`, [String(k.caseId)]]]);
+    await expect(directSql([[`UPDATE cases SET status = 'PROPOSED' WHERE id = $1`, [String(k.caseId)]], markWaiting(k.caseId)])).rejects.toThrow(/PROPOSED without a pending proposal|can wait only/);
+    await expect(directSql([markWaiting(k.caseId)])).rejects.toThrow(/can wait only when its proposal of timing is approved/);
+  });
+
+  it("refuses an approved correction whose posting is not that case's correction as planned", async () => {
+    const k = await proposed(4400n, "CORRECT");
+    const p = await prisma.caseProposal.findUniqueOrThrow({ where: { id: k.proposalId } });
+    const plan = p.correction as unknown as { reversesPostingId: string; legs: { accountId: string; amount: string; currency: string }[] };
+    const original = await prisma.posting.findUniqueOrThrow({ where: { id: BigInt(plan.reversesPostingId) } });
+    const resolve: [string, unknown[]] = [`UPDATE cases SET status = 'RESOLVED', closed_at = now() WHERE id = $1`, [String(k.caseId)]];
+    /** A CORRECTION posting written by hand, with these legs (each pair balanced), then the proposal approved naming it. */
+    const withPosting = (legs: { accountId: string; amount: string; currency: string }[], reference = k.reference): [string, unknown[]?][] => [
+      [`INSERT INTO postings (tenant_id, kind, provider, provider_reference, reverses_posting_id, description, occurred_at) VALUES ($1, 'CORRECTION', 'stripe', $2, $3, 'by hand', now())`, [k.tenant.id, reference, plan.reversesPostingId]],
+      ...legs.map((l): [string, unknown[]] => [`INSERT INTO ledger_entries (posting_id, account_id, amount, currency) VALUES (currval('postings_id_seq'), $1, $2, $3)`, [l.accountId, l.amount, l.currency]]),
+      approve(k.proposalId, alice, bruno),
+      [`UPDATE case_proposals SET status = 'APPROVED', decided_at = now(), posting_id = currval('postings_id_seq') WHERE id = $1`, [String(k.proposalId)]],
+      resolve,
+    ];
+    // The case's own payment posting passed off as its correction.
+    await expect(directSql([approve(k.proposalId, alice, bruno), markApproved(k.proposalId, original.id), resolve])).rejects.toThrow(/not the correction it approved/);
+    // A correction that doubles the planned amounts.
+    await expect(directSql(withPosting(plan.legs.map((l) => ({ ...l, amount: String(BigInt(l.amount) * 2n) }))))).rejects.toThrow(/not the correction it approved/);
+    // The planned legs, booked under another reference.
+    await expect(directSql(withPosting(plan.legs, `${k.reference}_other`))).rejects.toThrow(/not the correction it approved/);
+    // Exactly as planned: accepted (then rolled back), so the refusals above are the rule.
+    await expect(directSql(withPosting(plan.legs), "check")).resolves.toBeDefined();
+    // And the product's own approval still goes through.
+    expect(await decideProposal(k.tenant.id, k.caseId, k.proposalId, bruno, { decision: "approve" })).toMatchObject({ ok: true, value: { outcome: "carried_out", status: "RESOLVED" } });
+  });
+});

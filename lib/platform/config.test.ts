@@ -35,3 +35,33 @@ describe("the PayPal certificate escape hatch for simulators", () => {
     expect(read({ NODE_ENV: "production" }).TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES).toEqual([]);
   });
 });
+
+describe("fault hooks in production", () => {
+  it("refuse to load, naming each flag, whatever its value", () => {
+    expect(() => read({ NODE_ENV: "production", TALLY_FAULT_DISABLE_CLAIM: "1" })).toThrow(/TALLY_FAULT_DISABLE_CLAIM: fault hooks .* refused with NODE_ENV=production/);
+    expect(() => read({ NODE_ENV: "production", TALLY_FAULT_WORKER_DELAY_MS: "2000" })).toThrow(/TALLY_FAULT_WORKER_DELAY_MS/);
+    expect(() => read({ NODE_ENV: "production", TALLY_FAULT_PAUSE_AT: "after-claim" })).toThrow(/TALLY_FAULT_PAUSE_AT/);
+    // "Off" is refused too: a production environment should carry no fault hook at all.
+    expect(() => read({ NODE_ENV: "production", TALLY_FAULT_DISABLE_CLAIM: "0" })).toThrow(/TALLY_FAULT_DISABLE_CLAIM/);
+  });
+
+  it("names every flag set at once, including one the schema does not know", () => {
+    let message = "";
+    try {
+      read({ NODE_ENV: "production", TALLY_FAULT_DISABLE_CLAIM: "true", TALLY_FAULT_SKIP_FENCE: "1" });
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message).toContain("TALLY_FAULT_DISABLE_CLAIM");
+    expect(message).toContain("TALLY_FAULT_SKIP_FENCE");
+  });
+
+  it("load outside production, where tests and benchmarks use them", () => {
+    expect(read({ NODE_ENV: "test", TALLY_FAULT_DISABLE_CLAIM: "1" }).TALLY_FAULT_DISABLE_CLAIM).toBe(true);
+    expect(read({ NODE_ENV: "development", TALLY_FAULT_WORKER_DELAY_MS: "2000" }).TALLY_FAULT_WORKER_DELAY_MS).toBe(2000);
+  });
+
+  it("an empty value is not a flag", () => {
+    expect(read({ NODE_ENV: "production", TALLY_FAULT_PAUSE_AT: "" }).TALLY_FAULT_PAUSE_AT).toBe("");
+  });
+});

@@ -1,5 +1,6 @@
 // Every tunable Tally reads from the environment, with its default, validated once.
 // Nothing else reads process.env: a typo in a variable name fails here, loudly.
+import { isIP } from "node:net";
 import { z } from "zod";
 
 const int = (fallback: number) => z.coerce.number().int().nonnegative().default(fallback);
@@ -99,11 +100,30 @@ const schema = z.object({
   /// Extra origins (scheme://host[:port]) allowed to send cookie-authenticated
   /// state changes, beside the request's own Host; comma-separated.
   TALLY_TRUSTED_ORIGINS: z.string().default(""),
-  /// Failed sign-ins allowed per window before 429. Per address is looser
-  /// because an office or a NAT shares one address. 0 turns a limit off.
+  /// Sign-in brakes. Per account and address (or per account and known device):
+  /// after this many failures each further attempt waits twice as long as the
+  /// last, from 2 s up to the cap; nobody else is locked out. Per address, across
+  /// all accounts: at most this many failures per window (looser, because an
+  /// office or a NAT shares one address). 0 turns the per-address limit off.
   TALLY_LOGIN_WINDOW_MINUTES: int(15),
-  TALLY_LOGIN_MAX_FAILURES_PER_EMAIL: int(5),
+  TALLY_LOGIN_FREE_FAILURES: int(5),
+  TALLY_LOGIN_BACKOFF_MAX_SECONDS: int(900),
   TALLY_LOGIN_MAX_FAILURES_PER_IP: int(20),
+  /// Proxies whose X-Forwarded-For is believed (comma-separated addresses or CIDR
+  /// ranges, IPv4 or IPv6). Empty: the connection's own peer is the client, and
+  /// X-Forwarded-For is ignored, since anyone can write it.
+  TALLY_TRUSTED_PROXIES: z
+    .string()
+    .default("")
+    .superRefine((v, ctx) => {
+      for (const entry of v.split(",").map((s) => s.trim()).filter(Boolean)) {
+        const [address, bits, extra] = entry.split("/");
+        const family = isIP(address!.replace(/^::ffff:(?=\d)/i, ""));
+        const max = family === 6 ? 128 : 32;
+        const badBits = bits !== undefined && !(/^\d{1,3}$/.test(bits) && Number(bits) <= max);
+        if (family === 0 || badBits || extra !== undefined) ctx.addIssue({ code: "custom", message: `"${entry}" is not an IP address or CIDR range` });
+      }
+    }),
 
   /// PayPal signing certificates are fetched only from PayPal's hosts over https. For
   /// provider simulators and tests only (npm run replay, npm run provider-sim): more URL
@@ -140,13 +160,26 @@ export type Config = z.infer<typeof schema>;
 
 let cached: Config | undefined;
 
+/**
+ * Fault hooks can disable the claim, i.e. idempotency itself, so a production
+ * process refuses every TALLY_FAULT_* variable that is set, even to "0" and even
+ * one this schema does not know: a misspelt or future hook is refused too, and a
+ * deployment that carries one is told which to remove.
+ */
+function faultFlagsIn(env: NodeJS.ProcessEnv): string[] {
+  return Object.keys(env).filter((k) => k.startsWith("TALLY_FAULT_") && (env[k] ?? "") !== "").sort();
+}
+
 /** The validated configuration; throws naming every bad variable. */
 export function config(): Config {
   if (cached) return cached;
   const parsed = schema.safeParse(process.env);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
-    throw new Error(`Invalid configuration: ${problems}`);
+  const problems = parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+  if ((process.env.NODE_ENV ?? "development") === "production") {
+    for (const name of faultFlagsIn(process.env)) problems.push(`${name}: fault hooks for tests and benchmarks are refused with NODE_ENV=production; unset it`);
+  }
+  if (!parsed.success || problems.length > 0) {
+    throw new Error(`Invalid configuration: ${problems.join("; ")}`);
   }
   cached = parsed.data;
   return cached;

@@ -1,7 +1,10 @@
-// POST /api/auth/login {email, password}: a session cookie, or why not.
+// POST /api/auth/login {email, password}: a session cookie (and a known-device
+// cookie), or why not.
 import { z } from "zod";
-import { clientAddress, crossSiteProblem } from "@/lib/auth/request-origin";
-import { sessionCookie } from "@/lib/auth/cookies";
+import { clientAddress } from "@/lib/auth/client-address";
+import { crossSiteProblem } from "@/lib/auth/request-origin";
+import { cookieSecure, sessionCookie } from "@/lib/auth/cookies";
+import { deviceCookie, readDeviceCookie } from "@/lib/auth/devices";
 import { signIn } from "@/lib/auth/sign-in";
 import { domainError, handled, json, jsonBody, jsonError, methodNotAllowed, parseInput } from "@/lib/platform/http";
 
@@ -17,10 +20,12 @@ export const POST = handled(async (request: Request) => {
   if (!body.ok) return body.response;
   const input = parseInput(Credentials, body.value);
   if (!input.ok) return input.response;
-  const result = await signIn({ ...input.value, ip: clientAddress(request) });
+  const result = await signIn({ ...input.value, ip: clientAddress(request), device: readDeviceCookie(request.headers.get("cookie")) });
   if (!result.ok) return domainError(result, result.reason === "rate_limited" ? { "retry-after": String(result.retryAfterSeconds) } : undefined);
   const maxAge = Math.floor((result.expiresAt.getTime() - Date.now()) / 1000);
-  return json({ user: { email: result.user.email, name: result.user.name, role: result.user.role } }, { headers: { "set-cookie": sessionCookie(request, result.cookieValue, maxAge), "cache-control": "no-store" } });
+  const res = json({ user: { email: result.user.email, name: result.user.name, role: result.user.role } }, { headers: { "set-cookie": sessionCookie(request, result.cookieValue, maxAge), "cache-control": "no-store" } });
+  res.headers.append("set-cookie", deviceCookie(result.deviceCookieValue, cookieSecure(request)));
+  return res;
 });
 
 export const GET = methodNotAllowed(["POST"]);

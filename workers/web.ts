@@ -1,0 +1,23 @@
+// The web process (what `npm start` runs instead of `next start`): Next.js's own
+// request handler behind one line that records the connection's peer address.
+// Next.js keeps a client-sent X-Forwarded-For as it is and drops the socket's
+// address, so without this nothing after it could tell a proxy's word from a
+// client's; lib/auth/client-address.ts trusts forwarded headers only when this
+// peer is one of TALLY_TRUSTED_PROXIES.
+import http from "node:http";
+import next from "next";
+import { PEER_HEADER } from "@/lib/auth/client-address";
+import { config } from "@/lib/platform/config";
+
+const port = config().PORT;
+const app = next({ dev: false, dir: process.cwd(), port });
+const handle = app.getRequestHandler();
+await app.prepare();
+
+http
+  .createServer((req, res) => {
+    // Always overwritten: a client cannot supply its own.
+    req.headers[PEER_HEADER] = req.socket.remoteAddress ?? "";
+    void handle(req, res);
+  })
+  .listen(port, () => console.log(JSON.stringify({ event: "web.listening", port })));
