@@ -6,8 +6,10 @@ import { prisma } from "@/lib/platform/db";
 import { forgetEndpoints } from "@/lib/pipeline/endpoint-cache";
 import type { Provider } from "@/lib/generated/prisma/enums";
 import { adapterFor } from "@/lib/providers";
+import type { DomainResult } from "@/lib/platform/refusal";
 
-export type DomainResult<T> = { ok: true; value: T } | { ok: false; reason: string; message: string };
+// Kept for imports written before refusals had their own module.
+export type { DomainResult };
 
 const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
 

@@ -19,7 +19,7 @@ import { Prisma, prisma, type Tx } from "@/lib/platform/db";
 import { bodyAsText } from "@/lib/views/events";
 import type { CaseKind, CaseResolution, CaseStatus, Provider } from "@/lib/generated/prisma/enums";
 import { writePosting, type Leg } from "@/lib/ledger/postings";
-import type { DomainResult } from "@/lib/admin/tenants";
+import type { DomainResult } from "@/lib/platform/refusal";
 
 /** A signed-in person: four-eyes is about people, so API tokens cannot decide cases. */
 export type Person = { userId: string; label: string };

@@ -21,7 +21,7 @@ import { CsvSyntaxError, readCsv } from "@/lib/recon/csv";
 import { detectFormat, mapperFor, ReportError, type ReportFormat } from "@/lib/recon/reports";
 import { settlementSourceFor } from "@/lib/recon/sources";
 import type { EndpointContext, SettlementLine, SettlementSource, Window } from "@/lib/recon/types";
-import type { DomainResult } from "@/lib/admin/tenants";
+import type { DomainResult, Reason } from "@/lib/platform/refusal";
 import { RAW_EVENTS_CHANNEL, wake } from "@/lib/pipeline/wake";
 
 export type ReconSourceInput = { kind: "api" } | { kind: "csv"; file: string; format?: ReportFormat };
@@ -60,7 +60,7 @@ export type ReconSummary = {
 };
 
 class Refused extends Error {
-  constructor(readonly reason: string, message: string) {
+  constructor(readonly reason: Reason, message: string) {
     super(message);
   }
 }
