@@ -87,11 +87,11 @@ export function domainError(result: Pick<Refusal, "reason" | "message">, headers
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; response: Response };
 
-/** Validates input, answering 400 with a message that names the bad field. */
-export function parseInput<S extends z.ZodType>(schema: S, input: unknown): Parsed<z.infer<S>> {
+/** Validates input, answering 400 with a message that names the bad field (`field` when the input is one value). */
+export function parseInput<S extends z.ZodType>(schema: S, input: unknown, field = "body"): Parsed<z.infer<S>> {
   const r = schema.safeParse(input);
   if (r.success) return { ok: true, value: r.data };
-  const message = r.error.issues.map((i) => `${i.path.length ? i.path.join(".") : "body"}: ${i.message}`).join("; ");
+  const message = r.error.issues.map((i) => `${i.path.length ? i.path.join(".") : field}: ${i.message}`).join("; ");
   return { ok: false, response: jsonError(400, "invalid_input", message) };
 }
 
