@@ -7,6 +7,7 @@ import { useState, type FormEvent } from "react";
 import { PlanTable, type PlanLeg } from "@/components/cases/plan-table";
 import { resolutionLabel, type Resolution } from "@/components/cases/resolution-label";
 import { formatMoney } from "@/components/money";
+import { correctionStake } from "@/lib/cases/stake";
 import { useApiMutation } from "@/components/use-api-mutation";
 
 export type PendingProposal = {
@@ -50,8 +51,7 @@ function ProposeForm(p: DecisionProps) {
     propose.mutate({ resolution, reason: String(f.get("reason") ?? ""), ...(resolution === "CORRECT" && { reasonCode: String(f.get("reasonCode") ?? "") }) }, { onSuccess: () => router.refresh() });
   }
   const twoNeeded = (amount: string | undefined) => amount !== undefined && BigInt(amount) > BigInt(p.secondApprovalAbove);
-  const correctionStake = p.plan?.legs.reduce((m, l) => { const a = BigInt(l.amount); const abs = a < 0n ? -a : a; return abs > m ? abs : m; }, 0n);
-  const stake = resolution === "CORRECT" ? correctionStake?.toString() : p.stake?.amount;
+  const stake = resolution === "CORRECT" ? (p.plan ? correctionStake(p.plan.legs).amount.toString() : undefined) : p.stake?.amount;
   return (
     <form onSubmit={submit} className="panel stack" aria-labelledby="propose-h">
       <h2 id="propose-h">Propose a resolution</h2>

@@ -5,7 +5,7 @@ import { generatePassword, hashPassword, passwordProblem } from "@/lib/auth/pass
 import { revokeUserSessions } from "@/lib/auth/sessions";
 import { prisma } from "@/lib/platform/db";
 import type { Role } from "@/lib/generated/prisma/enums";
-import type { DomainResult } from "@/lib/admin/tenants";
+import type { DomainResult } from "@/lib/platform/refusal";
 
 const ROLES: readonly Role[] = ["ops", "accountant", "admin"];
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;

@@ -2,6 +2,7 @@
 // person (session cookie) or a machine (bearer API token), a tenant they can see,
 // and a role allowed to act. Tenants they cannot see answer as if they did not exist.
 import type { Actor } from "@/lib/admin/audit";
+import { isTenantSlug, quotedSlug, TENANT_SLUG_MAX } from "@/lib/admin/slug";
 import { authenticateToken } from "@/lib/auth/api-tokens";
 import { readSessionCookie } from "@/lib/auth/cookies";
 import { changesState, csrfProblem } from "@/lib/auth/request-origin";
@@ -28,6 +29,7 @@ export function actorOf(principal: Principal): Actor {
 
 /** The tenant with this slug if the principal may see it; null otherwise, whether or not it exists. */
 export async function visibleTenant(principal: Principal, slug: string): Promise<VisibleTenant | null> {
+  if (!isTenantSlug(slug)) return null;
   const tenant = await prisma.tenant.findUnique({ where: { slug }, select: { id: true, slug: true, name: true } });
   if (!tenant) return null;
   if (principal.kind === "token") return tenant.id === principal.tenantId ? tenant : null;
@@ -72,8 +74,8 @@ export type AccessRule = {
   tenant?: string;
   /** Roles allowed; any role when omitted. */
   roles?: readonly Role[];
-  /** Global actions (tenants, users) belong to people, not tenant-scoped tokens. */
-  usersOnly?: boolean;
+  /** Global actions (tenants, users) belong to people, not tenant-scoped tokens; a string is the refusal's message. */
+  usersOnly?: boolean | string;
 };
 
 export async function requireAccess(request: Request, rule: AccessRule & { tenant: string }): Promise<Access<VisibleTenant>>;
@@ -89,10 +91,12 @@ export async function authorise(principal: Principal, rule: AccessRule): Promise
   let tenant: VisibleTenant | null = null;
   // Tenant before role: a 403 for an invisible tenant would confirm that it exists.
   if (rule.tenant !== undefined) {
+    // A path segment that cannot be a slug (a NUL byte, a 10 kB string) is answered before any query.
+    if (!isTenantSlug(rule.tenant)) return deny(404, "unknown_tenant", `Unknown tenant ${quotedSlug(rule.tenant)}: a tenant slug is lower-case letters, digits and dashes, at most ${TENANT_SLUG_MAX} characters`);
     tenant = await visibleTenant(principal, rule.tenant);
     if (!tenant) return deny(404, "unknown_tenant", `Unknown tenant "${rule.tenant}"`);
   }
-  if (rule.usersOnly && principal.kind !== "user") return deny(403, "forbidden", "API tokens cannot do this; sign in as an admin");
+  if (rule.usersOnly && principal.kind !== "user") return deny(403, "forbidden", typeof rule.usersOnly === "string" ? rule.usersOnly : "API tokens cannot do this; sign in as an admin");
   if (rule.roles && !rule.roles.includes(principal.role)) return deny(403, "forbidden", `Your role (${principal.role}) may not do this; it needs ${rule.roles.join(" or ")}`);
   return { ok: true, principal, tenant };
 }

@@ -4,7 +4,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { recordAudit, type Actor } from "@/lib/admin/audit";
 import { prisma } from "@/lib/platform/db";
 import type { Role } from "@/lib/generated/prisma/enums";
-import type { DomainResult } from "@/lib/admin/tenants";
+import type { DomainResult } from "@/lib/platform/refusal";
 
 const ROLES: readonly Role[] = ["ops", "accountant", "admin"];
 

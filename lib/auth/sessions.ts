@@ -6,7 +6,7 @@ import { recordAudit, type Actor } from "@/lib/admin/audit";
 import { config } from "@/lib/platform/config";
 import { prisma, type Tx } from "@/lib/platform/db";
 import type { Role } from "@/lib/generated/prisma/enums";
-import type { DomainResult } from "@/lib/admin/tenants";
+import type { DomainResult } from "@/lib/platform/refusal";
 
 export type SessionUser = {
   sessionId: string;

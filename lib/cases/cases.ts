@@ -19,7 +19,8 @@ import { Prisma, prisma, type Tx } from "@/lib/platform/db";
 import { bodyAsText } from "@/lib/views/events";
 import type { CaseKind, CaseResolution, CaseStatus, Provider } from "@/lib/generated/prisma/enums";
 import { writePosting, type Leg } from "@/lib/ledger/postings";
-import type { DomainResult } from "@/lib/admin/tenants";
+import type { DomainResult } from "@/lib/platform/refusal";
+import { correctionStake, discrepancyStake, type Stake } from "@/lib/cases/stake";
 
 /** A signed-in person: four-eyes is about people, so API tokens cannot decide cases. */
 export type Person = { userId: string; label: string };
@@ -117,17 +118,6 @@ export async function planCorrection(db: Tx, tenantId: string, caseId: bigint): 
   return { ok: true, value: { reversesPostingId: original.id.toString(), provider: d.provider, reference: d.reference, description, legs, basis: stringify(basis), target: stringify(target) } };
 }
 
-/** The size of a plan: its largest movement on the clearing account, in that currency's minor units. */
-function planAmount(plan: CorrectionPlan): { amount: bigint; currency: string } {
-  let best = { amount: 0n, currency: "XXX" };
-  for (const leg of plan.legs) {
-    const a = BigInt(leg.amount);
-    const abs = a < 0n ? -a : a;
-    if (abs > best.amount) best = { amount: abs, currency: leg.currency };
-  }
-  return best;
-}
-
 // ---------------------------------------------------------------------------
 // Proposing
 // ---------------------------------------------------------------------------
@@ -159,7 +149,7 @@ export async function proposeResolution(tenantId: string, caseId: bigint, propos
       return { ok: false, reason: "invalid_resolution", message: `A ${c.kind === "MISMATCH" ? "mismatch" : "ours-not-theirs"} case cannot be resolved as ${input.resolution.toLowerCase()}` };
     }
     let plan: CorrectionPlan | null = null;
-    let stake: { amount: bigint; currency: string };
+    let stake: Stake;
     if (input.resolution === "CORRECT") {
       const code = CORRECTION_REASONS.find((r) => r.code === input.reasonCode && r.kinds.includes(c.kind));
       if (!code) return { ok: false, reason: "reason_code_required", message: `Choose a reason code for the correction (${CORRECTION_REASONS.filter((r) => r.kinds.includes(c.kind)).map((r) => r.code).join(", ")})` };
@@ -167,11 +157,10 @@ export async function proposeResolution(tenantId: string, caseId: bigint, propos
       if (!planned.ok) return planned;
       if (planned.value.legs.length === 0) return { ok: false, reason: "nothing_to_correct", message: "Our ledger already agrees with the provider for this reference: there is nothing to correct" };
       plan = planned.value;
-      stake = planAmount(plan);
+      stake = correctionStake(plan.legs);
     } else {
       const d = await tx.reconDiscrepancy.findUniqueOrThrow({ where: { id: c.discrepancy_id } });
-      const amount = d.ourAmount ?? d.theirAmount ?? 0n;
-      stake = { amount: amount < 0n ? -amount : amount, currency: (d.ourCurrency ?? d.theirCurrency ?? "XXX").trim() };
+      stake = discrepancyStake(d) ?? { amount: 0n, currency: "XXX" };
     }
     const requiredApprovals = requiredApprovalsFor(stake.amount);
     const proposal = await tx.caseProposal.create({

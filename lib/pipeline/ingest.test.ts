@@ -98,14 +98,42 @@ describe("POST /api/webhooks/{tenant}/{provider}", () => {
   it("answers 404 for an unknown tenant, provider, or a provider the tenant has not set up", async () => {
     const res1 = await deliver(stripeRequest({ ...tenant, slug: "nobody-here" }, aStripePayment()));
     expect(res1.status).toBe(404);
-    expect(await errorOf(res1)).toEqual({ code: "unknown_tenant", message: 'Unknown tenant "nobody-here"' });
+    expect(await errorOf(res1)).toEqual({ code: "unknown_endpoint", message: "No enabled stripe endpoint at this URL; check the webhook URL the provider was given" });
     const res2 = await deliver(webhookRequest(tenant.slug, "moneybags", "{}", {}));
     expect(res2.status).toBe(404);
     expect((await errorOf(res2)).code).toBe("unknown_provider");
     const bare = await createTenant({ slug: `bare-${Date.now()}`, name: "Bare" }, SYSTEM_ACTOR);
     const res3 = await deliver(webhookRequest(bare.ok ? bare.value.slug : "", "stripe", "{}", {}));
     expect(res3.status).toBe(404);
-    expect(await errorOf(res3)).toMatchObject({ code: "unknown_endpoint", message: expect.stringContaining("has no enabled stripe endpoint") });
+    expect(await errorOf(res3)).toMatchObject({ code: "unknown_endpoint", message: expect.stringContaining("No enabled stripe endpoint") });
+  });
+
+  it("answers an unknown tenant and a tenant without the endpoint byte for byte the same, so probing finds no slugs", async () => {
+    const bare = await createTenant({ slug: `probe-${Date.now()}`, name: "Probe" }, SYSTEM_ACTOR);
+    if (!bare.ok) throw new Error(bare.message);
+    const answer = async (slug: string) => {
+      const res = await deliver(stripeRequest({ ...tenant, slug }, aStripePayment()));
+      return { status: res.status, headers: [...res.headers], body: await res.text() };
+    };
+    const missing = await answer(`no-such-${Date.now()}`);
+    expect(missing.status).toBe(404);
+    expect(await answer(bare.value.slug)).toEqual(missing);
+    const rejected = await metrics().webhooksRejected.get();
+    expect(rejected.values.filter((v) => v.labels.reason === "unknown_tenant")).toEqual([]);
+  });
+
+  it("answers 404, never 500, to a tenant segment that cannot be a slug, and stores nothing", async () => {
+    const before = await storedFor(tenant);
+    for (const slug of ["acme\u0000", `${tenant.slug}\u0000`, "a".repeat(10_000), tenant.slug.toUpperCase(), "..%2Facme", "\u00e9t\u00e9"]) {
+      const res = await deliver(stripeRequest({ ...tenant, slug }, aStripePayment()));
+      expect({ slug: slug.slice(0, 40), status: res.status }).toEqual({ slug: slug.slice(0, 40), status: 404 });
+      expect((await errorOf(res)).code).toBe("unknown_endpoint");
+    }
+    // Percent-encoding that is not UTF-8: Next.js cannot decode it into params, proxy.ts answers first.
+    const malformed = await deliver(webhookRequest("%C0%AE", "stripe", "{}", {}));
+    expect(malformed.status).toBe(400);
+    expect((await errorOf(malformed)).code).toBe("malformed_path");
+    expect(await storedFor(tenant)).toBe(before);
   });
 
   it("answers 413 for a body over 1 MiB declared in Content-Length, without reading it", async () => {

@@ -1,6 +1,7 @@
 // The acknowledgement path: verify the signature over the bytes received, store
 // them untouched, say yes. No parsing, no ledger, no network: the acknowledgement
 // promises only that we hold the event; the worker acts on it later.
+import { isTenantSlug } from "@/lib/admin/slug";
 import { config } from "@/lib/platform/config";
 import { readBodyWithLimit } from "@/lib/pipeline/body-limit";
 import { isDatabaseUnavailable, pool } from "@/lib/platform/db";
@@ -11,7 +12,7 @@ import { adapterFor } from "@/lib/providers";
 import type { ProviderAdapter, VerifyFailure, VerifyHint } from "@/lib/providers/types";
 import { RAW_EVENTS_CHANNEL, wake } from "@/lib/pipeline/wake";
 
-export type RejectReason = VerifyFailure | "unknown_provider" | "unknown_tenant" | "unknown_endpoint" | "body_too_large" | "database_unavailable";
+export type RejectReason = VerifyFailure | "unknown_provider" | "unknown_endpoint" | "body_too_large" | "database_unavailable";
 
 export type IngestOutcome =
   | { ok: true; eventId: bigint; acknowledgement: { body: string; contentType: string } }
@@ -52,6 +53,12 @@ export async function ingestWebhook(delivery: Delivery): Promise<IngestOutcome> 
   const declared = Number(delivery.headers.get("content-length") ?? NaN);
   if (declared > limit) return reject(provider, 413, "body_too_large", `Body of ${declared} bytes exceeds the ${limit}-byte limit`);
 
+  // An unknown tenant, a tenant without this provider and a segment that cannot
+  // be a slug all answer the same 404 (and count as one reason): a sender must
+  // not be able to discover which tenant slugs exist by probing webhook URLs.
+  const unknownEndpoint = () => reject(provider, 404, "unknown_endpoint", `No enabled ${provider} endpoint at this URL; check the webhook URL the provider was given`);
+  if (!isTenantSlug(delivery.tenant)) return unknownEndpoint();
+
   let lookup;
   try {
     lookup = await lookupEndpoint(delivery.tenant, provider);
@@ -59,11 +66,7 @@ export async function ingestWebhook(delivery: Delivery): Promise<IngestOutcome> 
     if (isDatabaseUnavailable(error)) return reject(provider, 503, "database_unavailable", "Database unavailable; nothing was stored, retry later");
     throw error;
   }
-  if (!lookup.found) {
-    return lookup.missing === "tenant"
-      ? reject(provider, 404, "unknown_tenant", `Unknown tenant "${delivery.tenant}"`)
-      : reject(provider, 404, "unknown_endpoint", `Tenant "${delivery.tenant}" has no enabled ${provider} endpoint`);
-  }
+  if (!lookup.found) return unknownEndpoint();
   const endpoint = lookup.endpoint;
 
   const read = await readBodyWithLimit(delivery.body, limit);

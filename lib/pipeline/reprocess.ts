@@ -4,7 +4,7 @@
 import { recordAudit, type Actor } from "@/lib/admin/audit";
 import { Prisma, prisma } from "@/lib/platform/db";
 import type { RawEventStatus } from "@/lib/generated/prisma/enums";
-import type { DomainResult } from "@/lib/admin/tenants";
+import type { DomainResult } from "@/lib/platform/refusal";
 import { CLAIMS_CHANNEL, RAW_EVENTS_CHANNEL, wake } from "@/lib/pipeline/wake";
 
 export type Requeued = { rawEventId: bigint; action: "reparse" | "release-claims"; claims: number };

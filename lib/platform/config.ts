@@ -53,6 +53,8 @@ const schema = z.object({
   TALLY_RETRY_MAX_BACKOFF_MS: int(60_000),
   TALLY_WAIT_RECHECK_MS: int(300_000),
   TALLY_WORKER_METRICS_PORT: int(0),
+  /** Set: GET /api/metrics asks for `Authorization: Bearer <this>` (401 otherwise). Unset or empty: it stays open. */
+  TALLY_METRICS_TOKEN: z.preprocess((v) => (v === "" ? undefined : v), z.string().min(16, "must be at least 16 characters (it guards the metrics endpoint)").optional()),
 
   /// Outbox dispatcher.
   TALLY_OUTBOX_POLL_MS: int(1000),

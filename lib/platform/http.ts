@@ -2,6 +2,7 @@
 // a clear status and message, never a stack trace.
 import type { z } from "zod";
 import { isDatabaseUnavailable } from "@/lib/platform/db";
+import type { Reason, Refusal } from "@/lib/platform/refusal";
 
 export function jsonError(status: number, code: string, message: string, headers?: HeadersInit): Response {
   return Response.json({ error: { code, message } }, { status, headers });
@@ -35,22 +36,42 @@ export function accessError(denied: { status: number; code: string; message: str
   return jsonError(denied.status, denied.code, denied.message);
 }
 
-// Domain refusals by reason. Anything unlisted is the caller's mistake: 400.
-const STATUS_BY_REASON: Record<string, number> = {
+// Domain refusals by reason. Every reason has a status here: a reason added to
+// the union without one does not compile.
+const STATUS_BY_REASON: Record<Reason, number> = {
   not_found: 404,
   unknown_tenant: 404,
   unknown_provider: 404,
-  exists: 409,
-  already_revoked: 409,
-  already_disabled: 409,
+  unknown_endpoint: 404,
+  invalid_slug: 400,
+  invalid_name: 400,
+  invalid_secret: 400,
+  invalid_tolerance: 400,
+  invalid_email: 400,
+  invalid_role: 400,
+  weak_password: 400,
+  no_tenant: 400,
+  last_admin: 400,
+  reason_required: 400,
+  reason_code_required: 400,
+  invalid_resolution: 400,
+  no_settlement_api: 400,
+  no_window: 400,
+  bad_window: 400,
+  empty: 400,
   invalid_credentials: 401,
   rate_limited: 429,
   // Four-eyes: the proposer may not decide their own proposal.
   own_proposal: 403,
+  exists: 409,
+  already_revoked: 409,
   not_open: 409,
   not_pending: 409,
   already_decided: 409,
   stale_proposal: 409,
+  // The case cannot be corrected as it stands (no posting of ours, or the ledger already agrees).
+  no_posting: 409,
+  nothing_to_correct: 409,
   nothing_to_do: 409,
   in_flight: 409,
   already_ran: 409,
@@ -60,17 +81,17 @@ const STATUS_BY_REASON: Record<string, number> = {
 };
 
 /** A domain function's `{ ok: false, reason, message }` as HTTP. */
-export function domainError(result: { reason: string; message: string }, headers?: HeadersInit): Response {
-  return jsonError(STATUS_BY_REASON[result.reason] ?? 400, result.reason, result.message, headers);
+export function domainError(result: Pick<Refusal, "reason" | "message">, headers?: HeadersInit): Response {
+  return jsonError(STATUS_BY_REASON[result.reason], result.reason, result.message, headers);
 }
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; response: Response };
 
-/** Validates input, answering 400 with a message that names the bad field. */
-export function parseInput<S extends z.ZodType>(schema: S, input: unknown): Parsed<z.infer<S>> {
+/** Validates input, answering 400 with a message that names the bad field (`field` when the input is one value). */
+export function parseInput<S extends z.ZodType>(schema: S, input: unknown, field = "body"): Parsed<z.infer<S>> {
   const r = schema.safeParse(input);
   if (r.success) return { ok: true, value: r.data };
-  const message = r.error.issues.map((i) => `${i.path.length ? i.path.join(".") : "body"}: ${i.message}`).join("; ");
+  const message = r.error.issues.map((i) => `${i.path.length ? i.path.join(".") : field}: ${i.message}`).join("; ");
   return { ok: false, response: jsonError(400, "invalid_input", message) };
 }
 

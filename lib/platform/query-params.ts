@@ -8,12 +8,21 @@ const blank = (v: unknown) => (typeof v === "string" && v.trim() === "" ? undefi
 
 export const bigintId = z.string().regex(/^[1-9]\d{0,17}$/, "must be a positive whole number").transform((v) => BigInt(v));
 
-const day = /^\d{4}-\d{2}-\d{2}$/;
-/** A day (YYYY-MM-DD, UTC) or an ISO instant; `end` makes a day mean its end, so "to 2026-12-01" includes that day. */
+/**
+ * A calendar day, YYYY-MM-DD (UTC). Checked as a calendar date, not just a
+ * shape: 2026-13-45 and 2026-02-30 are refused here (a Date would be Invalid,
+ * or silently roll over into March), never passed on to a query.
+ */
+export const calendarDay = z.iso.date({ message: "must be a calendar date, YYYY-MM-DD" });
+
+const timestamp = z.iso.datetime({ offset: true, local: true, message: "must be a date (YYYY-MM-DD) or an ISO timestamp" });
+
+/** A day (YYYY-MM-DD, UTC) or an ISO instant (UTC unless it names an offset); `end` makes a day mean its end, so "to 2026-12-01" includes that day. */
 const instant = (end: boolean) =>
-  z.string().refine((v) => day.test(v) || !Number.isNaN(Date.parse(v)), "must be a date (YYYY-MM-DD) or an ISO timestamp").transform((v) => {
-    const d = new Date(day.test(v) ? `${v}T00:00:00Z` : v);
-    return end && day.test(v) ? new Date(d.getTime() + 86_400_000) : d;
+  z.union([calendarDay, timestamp], { message: "must be a date (YYYY-MM-DD) or an ISO timestamp" }).transform((v) => {
+    if (v.length === 10) return new Date(Date.parse(`${v}T00:00:00Z`) + (end ? 86_400_000 : 0));
+    // A timestamp without an offset is read as UTC, as days are, whatever the server's time zone.
+    return new Date(/(?:Z|[+-]\d{2}:?\d{2})$/i.test(v) ? v : `${v}Z`);
   });
 
 const text = (max: number) => z.preprocess(blank, z.string().trim().max(max).optional());

@@ -21,7 +21,7 @@ import { CsvSyntaxError, readCsv } from "@/lib/recon/csv";
 import { mapperFor, ReportError } from "@/lib/providers/report";
 import { describeFormats, detectReport, reportParserFor, settlementSourceFor } from "@/lib/recon/report-formats";
 import type { EndpointContext, SettlementLine, SettlementSource, Window } from "@/lib/providers/types";
-import type { DomainResult } from "@/lib/admin/tenants";
+import type { DomainResult, Reason } from "@/lib/platform/refusal";
 import { RAW_EVENTS_CHANNEL, wake } from "@/lib/pipeline/wake";
 
 export type ReconSourceInput = { kind: "api" } | { kind: "csv"; file: string; format?: string };
@@ -60,7 +60,7 @@ export type ReconSummary = {
 };
 
 class Refused extends Error {
-  constructor(readonly reason: string, message: string) {
+  constructor(readonly reason: Reason, message: string) {
     super(message);
   }
 }

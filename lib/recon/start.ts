@@ -4,7 +4,7 @@
 import { recordAudit } from "@/lib/admin/audit";
 import { prisma } from "@/lib/platform/db";
 import { runReconciliation, type ReconInput, type ReconSummary } from "@/lib/recon/run";
-import type { DomainResult } from "@/lib/admin/tenants";
+import type { DomainResult } from "@/lib/platform/refusal";
 
 export async function startReconciliation(input: ReconInput & { fileName?: string }): Promise<DomainResult<ReconSummary>> {
   const r = await runReconciliation(input);

@@ -12,6 +12,7 @@ import { NoAccess } from "@/components/states";
 import { requirePage } from "@/lib/auth/page-access";
 import { mayDo } from "@/lib/auth/roles";
 import { getCase } from "@/lib/cases/cases";
+import { discrepancyStake } from "@/lib/cases/stake";
 import { plain } from "@/lib/platform/http";
 import { bigintId } from "@/lib/platform/query-params";
 
@@ -30,7 +31,7 @@ export default async function CasePage({ params }: { params: Promise<{ tenant: s
   const c = detail.case;
   const d = c.discrepancy;
   const pending = c.proposals.find((p) => p.status === "PENDING") ?? null;
-  const stakeAmount = d.ourAmount ?? d.theirAmount;
+  const stake = discrepancyStake(d);
   const decision: DecisionProps = {
     tenant: slug,
     caseId: c.id.toString(),
@@ -43,7 +44,7 @@ export default async function CasePage({ params }: { params: Promise<{ tenant: s
     me: principal.userId,
     canDecide: mayDo(principal.role, "decideCases"),
     secondApprovalAbove: detail.secondApprovalAbove.toString(),
-    stake: stakeAmount === null ? null : { amount: (stakeAmount < 0n ? -stakeAmount : stakeAmount).toString(), currency: (d.ourCurrency ?? d.theirCurrency ?? "XXX").trim() },
+    stake: stake && { amount: stake.amount.toString(), currency: stake.currency },
   };
   const lastRun = detail.runs.find((r) => r.id === d.lastRunId);
   const header = detail.theirs?.header ?? null;

@@ -1,15 +1,13 @@
 // GET /api/v1/tenants/{tenant}/cases?state=open|closed|all&kind=: cases newest
 // first, each with its discrepancy and any proposal waiting for approval.
 import { z } from "zod";
-import { requireAccess } from "@/lib/auth/access";
+import { withTenant } from "@/lib/auth/with-access";
 import { SECTION_ROLES } from "@/lib/auth/roles";
 import { listCases } from "@/lib/cases/cases";
-import { accessError, handled, json, parseInput, queryOf } from "@/lib/platform/http";
+import { json } from "@/lib/platform/http";
 import { bigintId } from "@/lib/platform/query-params";
 
 export const dynamic = "force-dynamic";
-
-type Params = { params: Promise<{ tenant: string }> };
 
 const blank = (v: unknown) => (v === "" ? undefined : v);
 const Query = z.object({
@@ -19,10 +17,6 @@ const Query = z.object({
   limit: z.preprocess(blank, z.coerce.number().int().min(1).max(200).default(50)),
 });
 
-export const GET = handled(async (request: Request, { params }: Params) => {
-  const access = await requireAccess(request, { tenant: (await params).tenant, roles: SECTION_ROLES.cases });
-  if (!access.ok) return accessError(access);
-  const q = parseInput(Query, queryOf(request));
-  if (!q.ok) return q.response;
-  return json(await listCases({ tenantId: access.tenant.id, state: q.value.state, kind: q.value.kind, beforeId: q.value.before, limit: q.value.limit }), { headers: { "cache-control": "no-store" } });
-});
+export const GET = withTenant({ roles: SECTION_ROLES.cases, query: Query }, async ({ tenant, query }) =>
+  json(await listCases({ tenantId: tenant.id, state: query.state, kind: query.kind, beforeId: query.before, limit: query.limit }), { headers: { "cache-control": "no-store" } }),
+);

@@ -1,19 +1,19 @@
 // GET /api/v1/tenants/{tenant}/discrepancies?from&to[&provider]: the daily
 // discrepancy history for the trend chart, with the 30-day verdict.
 import { z } from "zod";
-import { requireAccess } from "@/lib/auth/access";
+import { withTenant } from "@/lib/auth/with-access";
 import { SECTION_ROLES } from "@/lib/auth/roles";
 import { Provider } from "@/lib/generated/prisma/enums";
-import { accessError, handled, json, parseInput, queryOf } from "@/lib/platform/http";
+import { json } from "@/lib/platform/http";
+import { calendarDay } from "@/lib/platform/query-params";
 import { discrepancyHistory, trendSummary } from "@/lib/recon/trend";
 
 export const dynamic = "force-dynamic";
 
-const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "must be a date, YYYY-MM-DD");
 const Query = z
   .object({
-    from: day.optional(),
-    to: day.optional(),
+    from: calendarDay.optional(),
+    to: calendarDay.optional(),
     provider: z.enum(Object.values(Provider) as [string, ...string[]]).optional(),
   })
   .transform((q) => {
@@ -23,13 +23,7 @@ const Query = z
   })
   .refine((q) => q.from < q.to, { message: "from must be on or before to", path: ["from"] });
 
-type Params = { params: Promise<{ tenant: string }> };
-
-export const GET = handled(async (request: Request, { params }: Params) => {
-  const access = await requireAccess(request, { tenant: (await params).tenant, roles: SECTION_ROLES.overview });
-  if (!access.ok) return accessError(access);
-  const q = parseInput(Query, queryOf(request));
-  if (!q.ok) return q.response;
-  const [days, trend] = await Promise.all([discrepancyHistory(access.tenant.id, q.value.from, q.value.to, q.value.provider), trendSummary(access.tenant.id)]);
-  return json({ from: q.value.from.toISOString().slice(0, 10), to: new Date(q.value.to.getTime() - 86_400_000).toISOString().slice(0, 10), days, trend });
+export const GET = withTenant({ roles: SECTION_ROLES.overview, query: Query }, async ({ tenant, query }) => {
+  const [days, trend] = await Promise.all([discrepancyHistory(tenant.id, query.from, query.to, query.provider), trendSummary(tenant.id)]);
+  return json({ from: query.from.toISOString().slice(0, 10), to: new Date(query.to.getTime() - 86_400_000).toISOString().slice(0, 10), days, trend });
 });

@@ -1,21 +1,14 @@
 // GET /api/v1/tenants/{tenant}/accounts/{id}: one account and its balances.
+import { withTenant } from "@/lib/auth/with-access";
 import { getAccount } from "@/lib/ledger/accounts";
-import { requireAccess } from "@/lib/auth/access";
 import { SECTION_ROLES } from "@/lib/auth/roles";
-import { accessError, handled, json, jsonError, parseInput } from "@/lib/platform/http";
+import { json, jsonError } from "@/lib/platform/http";
 import { bigintId } from "@/lib/platform/query-params";
 
 export const dynamic = "force-dynamic";
 
-type Params = { params: Promise<{ tenant: string; id: string }> };
-
-export const GET = handled(async (request: Request, { params }: Params) => {
-  const { tenant, id } = await params;
-  const access = await requireAccess(request, { tenant, roles: SECTION_ROLES.ledger });
-  if (!access.ok) return accessError(access);
-  const accountId = parseInput(bigintId, id);
-  if (!accountId.ok) return accountId.response;
-  const account = await getAccount(access.tenant.id, accountId.value);
-  if (!account) return jsonError(404, "not_found", `No account ${id} in tenant ${tenant}`);
+export const GET = withTenant({ roles: SECTION_ROLES.ledger, params: { id: bigintId } }, async ({ tenant, params }) => {
+  const account = await getAccount(tenant.id, params.id);
+  if (!account) return jsonError(404, "not_found", `No account ${params.id} in tenant ${tenant.slug}`);
   return json({ account });
 });

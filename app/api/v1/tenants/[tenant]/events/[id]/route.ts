@@ -1,23 +1,16 @@
 // GET /api/v1/tenants/{tenant}/events/{id}: one event, its body exactly as
 // received (UTF-8 text when it is, base64 always), claims, postings and receipts.
-import { requireAccess } from "@/lib/auth/access";
+import { withTenant } from "@/lib/auth/with-access";
 import { SECTION_ROLES } from "@/lib/auth/roles";
 import { bodyAsText, getEvent } from "@/lib/views/events";
-import { accessError, handled, json, jsonError, parseInput } from "@/lib/platform/http";
+import { json, jsonError } from "@/lib/platform/http";
 import { bigintId } from "@/lib/platform/query-params";
 
 export const dynamic = "force-dynamic";
 
-type Params = { params: Promise<{ tenant: string; id: string }> };
-
-export const GET = handled(async (request: Request, { params }: Params) => {
-  const { tenant, id } = await params;
-  const access = await requireAccess(request, { tenant, roles: SECTION_ROLES.events });
-  if (!access.ok) return accessError(access);
-  const eventId = parseInput(bigintId, id);
-  if (!eventId.ok) return eventId.response;
-  const detail = await getEvent(access.tenant.id, eventId.value);
-  if (!detail) return jsonError(404, "not_found", `No event ${id} in tenant ${tenant}`);
+export const GET = withTenant({ roles: SECTION_ROLES.events, params: { id: bigintId } }, async ({ tenant, params }) => {
+  const detail = await getEvent(tenant.id, params.id);
+  if (!detail) return jsonError(404, "not_found", `No event ${params.id} in tenant ${tenant.slug}`);
   const { rawBody, ...event } = detail.event;
   const bytes = Buffer.from(rawBody);
   return json({ event: { ...event, body: { text: bodyAsText(bytes), base64: bytes.toString("base64"), bytes: bytes.length } }, claims: detail.claims, duplicates: detail.duplicates });

@@ -5,18 +5,17 @@
 // reconciled (window: the file's own span). A malformed file is refused whole
 // with the row and column at fault; nothing is imported.
 import { z } from "zod";
-import { actorOf, requireAccess } from "@/lib/auth/access";
+import { withTenant } from "@/lib/auth/with-access";
 import { ACTION_ROLES } from "@/lib/auth/roles";
 import { config } from "@/lib/platform/config";
 import { Provider } from "@/lib/generated/prisma/enums";
-import { accessError, domainError, handled, json, parseInput, queryOf } from "@/lib/platform/http";
+import { json } from "@/lib/platform/http";
+import { refuse } from "@/lib/platform/refusal";
 import { reportFormats } from "@/lib/recon/report-formats";
 import { startReconciliation } from "@/lib/recon/start";
 import { receiveReport } from "@/lib/recon/upload";
 
 export const dynamic = "force-dynamic";
-
-type Params = { params: Promise<{ tenant: string }> };
 
 const blank = (v: unknown) => (v === "" ? undefined : v);
 const Query = z.object({
@@ -25,21 +24,16 @@ const Query = z.object({
   name: z.preprocess(blank, z.string().max(255).optional()),
 });
 
-export const POST = handled(async (request: Request, { params }: Params) => {
-  // Access before reading a byte of the body.
-  const access = await requireAccess(request, { tenant: (await params).tenant, roles: ACTION_ROLES.reconcile });
-  if (!access.ok) return accessError(access);
-  const q = parseInput(Query, queryOf(request));
-  if (!q.ok) return q.response;
+// No body schema: the wrapper checks access before a byte of the body is read, and the body is streamed here.
+export const POST = withTenant({ roles: ACTION_ROLES.reconcile, query: Query }, async ({ request, tenant, actor, query }) => {
   const maxBytes = config().TALLY_RECON_UPLOAD_MAX_BYTES;
   const declared = Number(request.headers.get("content-length") ?? NaN);
-  if (declared > maxBytes) return domainError({ reason: "too_large", message: `The report is ${Math.ceil(declared / 1024 / 1024)} MiB; the limit is ${Math.round(maxBytes / 1024 / 1024)} MiB (TALLY_RECON_UPLOAD_MAX_BYTES)` });
-  const received = await receiveReport(request.body, { maxBytes, fileName: q.value.name ?? "settlement-report.csv" });
-  if (!received.ok) return domainError(received);
+  if (declared > maxBytes) return refuse("too_large", `The report is ${Math.ceil(declared / 1024 / 1024)} MiB; the limit is ${Math.round(maxBytes / 1024 / 1024)} MiB (TALLY_RECON_UPLOAD_MAX_BYTES)`);
+  const received = await receiveReport(request.body, { maxBytes, fileName: query.name ?? "settlement-report.csv" });
+  if (!received.ok) return received;
   try {
-    const r = await startReconciliation({ tenantId: access.tenant.id, provider: q.value.provider, source: { kind: "csv", file: received.file, format: q.value.format }, fileName: q.value.name, actor: actorOf(access.principal) });
-    if (!r.ok) return domainError(r);
-    return json({ ...r.value, bytes: received.bytes }, { status: 201 });
+    const r = await startReconciliation({ tenantId: tenant.id, provider: query.provider, source: { kind: "csv", file: received.file, format: query.format }, fileName: query.name, actor });
+    return r.ok ? json({ ...r.value, bytes: received.bytes }, { status: 201 }) : r;
   } finally {
     await received.remove();
   }

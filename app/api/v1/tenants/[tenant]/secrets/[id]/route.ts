@@ -1,24 +1,15 @@
 // DELETE /api/v1/tenants/{tenant}/secrets/{id} {reason}: revoke a signing secret now.
 import { z } from "zod";
-import { actorOf, requireAccess } from "@/lib/auth/access";
-import { accessError, domainError, handled, json, jsonBody, parseInput } from "@/lib/platform/http";
+import { withTenant } from "@/lib/auth/with-access";
+import { json } from "@/lib/platform/http";
 import { revokeSecret } from "@/lib/admin/tenants";
 
 export const dynamic = "force-dynamic";
 
-type Params = { params: Promise<{ tenant: string; id: string }> };
-
 const Revocation = z.object({ reason: z.string().trim().min(1, "Say why the secret is revoked").max(500) });
 
-export const DELETE = handled(async (request: Request, { params }: Params) => {
-  const { tenant, id } = await params;
-  const access = await requireAccess(request, { tenant, roles: ["admin"] });
-  if (!access.ok) return accessError(access);
-  const body = await jsonBody(request);
-  if (!body.ok) return body.response;
-  const input = parseInput(Revocation, body.value);
-  if (!input.ok) return input.response;
-  const r = await revokeSecret(id, input.value.reason, actorOf(access.principal), { tenantId: access.tenant.id });
-  if (!r.ok) return domainError(r);
-  return json({ revoked: id });
+// The id is checked by revokeSecret (an unknown or another tenant's secret is 404 not_found).
+export const DELETE = withTenant({ roles: ["admin"], params: { id: z.string() }, body: Revocation }, async ({ tenant, actor, params, body }) => {
+  const r = await revokeSecret(params.id, body.reason, actor, { tenantId: tenant.id });
+  return r.ok ? json({ revoked: params.id }) : r;
 });

@@ -2,10 +2,11 @@
 // a checker's decision on a proposal. The proposer is refused (403), here and
 // in the database; an approval that completes the proposal carries it out.
 import { z } from "zod";
+import { withTenant } from "@/lib/auth/with-access";
 import { decideProposal } from "@/lib/cases/cases";
-import { domainError, handled, json } from "@/lib/platform/http";
+import { json } from "@/lib/platform/http";
 import { bigintId } from "@/lib/platform/query-params";
-import { readCaseAction, type CaseParams } from "../case-action";
+import { CASE_ACTION, personOf } from "../case-action";
 
 export const dynamic = "force-dynamic";
 
@@ -15,10 +16,7 @@ const Decision = z.object({
   reason: z.string().trim().max(2000).optional(),
 });
 
-export const POST = handled(async (request: Request, context: CaseParams) => {
-  const a = await readCaseAction(request, context, Decision);
-  if (!a.ok) return a.response;
-  const r = await decideProposal(a.tenantId, a.caseId, a.input.proposalId, a.actor, { decision: a.input.decision, reason: a.input.reason });
-  if (!r.ok) return domainError(r);
-  return json(r.value);
+export const POST = withTenant({ ...CASE_ACTION, body: Decision }, async ({ tenant, principal, params, body }) => {
+  const r = await decideProposal(tenant.id, params.id, body.proposalId, personOf(principal), { decision: body.decision, reason: body.reason });
+  return r.ok ? json(r.value) : r;
 });

@@ -3,10 +3,11 @@
 // correction, computed from the ledger and shown in the answer). A different
 // accountant must approve it. People only: four-eyes is about people.
 import { z } from "zod";
+import { withTenant } from "@/lib/auth/with-access";
 import { CASE_RESOLUTIONS, proposeResolution } from "@/lib/cases/cases";
 import type { CaseResolution } from "@/lib/generated/prisma/enums";
-import { domainError, handled, json } from "@/lib/platform/http";
-import { readCaseAction, type CaseParams } from "../case-action";
+import { json } from "@/lib/platform/http";
+import { CASE_ACTION, personOf } from "../case-action";
 
 export const dynamic = "force-dynamic";
 
@@ -16,10 +17,7 @@ const Proposal = z.object({
   reason: z.string().trim().min(3, "Say why, in a few words").max(2000),
 });
 
-export const POST = handled(async (request: Request, context: CaseParams) => {
-  const a = await readCaseAction(request, context, Proposal);
-  if (!a.ok) return a.response;
-  const r = await proposeResolution(a.tenantId, a.caseId, a.actor, a.input);
-  if (!r.ok) return domainError(r);
-  return json(r.value, { status: 201 });
+export const POST = withTenant({ ...CASE_ACTION, body: Proposal }, async ({ tenant, principal, params, body }) => {
+  const r = await proposeResolution(tenant.id, params.id, personOf(principal), body);
+  return r.ok ? json(r.value, { status: 201 }) : r;
 });
