@@ -2,6 +2,7 @@
 // during a rotation: the old one keeps verifying until its expiry.
 import { createHash, randomBytes } from "node:crypto";
 import { recordAudit, type Actor } from "@/lib/admin/audit";
+import { isValidSlug } from "@/lib/admin/slug";
 import { prisma } from "@/lib/platform/db";
 import { forgetEndpoints } from "@/lib/pipeline/endpoint-cache";
 import type { Provider } from "@/lib/generated/prisma/enums";
@@ -9,10 +10,8 @@ import { adapterFor } from "@/lib/providers";
 
 export type DomainResult<T> = { ok: true; value: T } | { ok: false; reason: string; message: string };
 
-const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
-
 export async function createTenant(input: { slug: string; name: string }, actor: Actor): Promise<DomainResult<{ id: string; slug: string }>> {
-  if (!SLUG.test(input.slug)) return { ok: false, reason: "invalid_slug", message: `Slug "${input.slug}" must be lower-case letters, digits and dashes (it appears in webhook URLs)` };
+  if (!isValidSlug(input.slug)) return { ok: false, reason: "invalid_slug", message: `Slug "${input.slug}" must be lower-case letters, digits and dashes (it appears in webhook URLs)` };
   if (!input.name.trim()) return { ok: false, reason: "invalid_name", message: "Name must not be empty" };
   const existing = await prisma.tenant.findUnique({ where: { slug: input.slug } });
   if (existing) return { ok: false, reason: "exists", message: `Tenant "${input.slug}" already exists` };

@@ -38,6 +38,9 @@ const schema = z.object({
   /// Ingest.
   TALLY_MAX_BODY_BYTES: int(1024 * 1024),
   TALLY_SECRET_CACHE_TTL_MS: int(30_000),
+  /// Most tenant/provider pairs the web process keeps cached (least recently used go first):
+  /// unknown slugs are cached briefly too, and whoever sends them chooses how many.
+  TALLY_ENDPOINT_CACHE_MAX: z.coerce.number().int().positive().default(10_000),
   TALLY_DB_POOL_SIZE: int(20),
 
   /// Worker.
