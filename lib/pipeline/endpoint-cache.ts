@@ -9,6 +9,7 @@ import { LRUCache } from "lru-cache";
 import { isValidSlug } from "@/lib/admin/slug";
 import { config } from "@/lib/platform/config";
 import { prisma } from "@/lib/platform/db";
+import { open, openSettings } from "@/lib/platform/secrets-at-rest";
 import type { Provider } from "@/lib/generated/prisma/enums";
 
 export type EndpointKeys = {
@@ -57,8 +58,9 @@ async function load(slug: string, provider: Provider): Promise<EndpointLookup> {
       endpointId: endpoint.id,
       provider,
       toleranceSeconds: endpoint.toleranceSeconds,
-      settings: (endpoint.settings ?? {}) as Record<string, unknown>,
-      secrets: endpoint.secrets,
+      // Opened once, as the cache is filled: requests use the plain values from memory.
+      settings: openSettings((endpoint.settings ?? {}) as Record<string, unknown>),
+      secrets: endpoint.secrets.map((s) => ({ secret: open(s.secret), expiresAt: s.expiresAt })),
     },
   };
 }
