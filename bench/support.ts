@@ -7,6 +7,11 @@ import path from "node:path";
 import pg from "pg";
 import { startEmbeddedPostgres, type EmbeddedServer } from "@/lib/platform/embedded-postgres";
 import { migrate } from "@/lib/platform/migrate";
+import { randomBytes } from "node:crypto";
+
+// The benchmarks run the product against DATABASE_URL-style servers, where secrets at rest
+// need a key; one per bench run, inherited by every process it starts.
+process.env.TALLY_ENCRYPTION_KEY ??= randomBytes(32).toString("base64");
 
 export type BenchDatabase = { adminUrl: string; url(db: string): string; create(db: string): Promise<string>; stop(): Promise<void> };
 

@@ -10,6 +10,7 @@
 // is played: Adyen's batches signed item by item, PayPal's deliveries signed with
 // a local certificate the product must be told to trust (TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES),
 // Flutterwave's payments confirmed by the workers against a local verify API.
+import { open, openSettings } from "@/lib/platform/secrets-at-rest";
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
@@ -112,8 +113,8 @@ async function ensureTenant(slug: string, providers: readonly SimProvider[], flu
       const r = await addSecret(slug, provider, newSecret(provider), { label: "replay" }, SYSTEM_ACTOR);
       if (!r.ok) throw new Error(r.message);
     }
-    secrets[provider] = (await latest())!.secret;
-    const settings = ((await prisma.providerEndpoint.findUniqueOrThrow({ where: { tenantId_provider: { tenantId: tenant.id, provider } } })).settings ?? {}) as Record<string, unknown>;
+    secrets[provider] = open((await latest())!.secret);
+    const settings = openSettings(((await prisma.providerEndpoint.findUniqueOrThrow({ where: { tenantId_provider: { tenantId: tenant.id, provider } } })).settings ?? {}) as Record<string, unknown>);
     const change = async (values: Record<string, string>) => {
       const r = await updateEndpointSettings(slug, provider, { settings: values }, SYSTEM_ACTOR);
       if (!r.ok) throw new Error(r.message);

@@ -1,4 +1,5 @@
 // The operator CLI as an operator runs it: a real process, exit codes and output.
+import { openSettings } from "@/lib/platform/secrets-at-rest";
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { prisma } from "@/lib/platform/db";
@@ -17,7 +18,10 @@ describe("npm run tally", () => {
     const endpoint = tally("endpoint", "set", "--tenant", slug, "--provider", "stripe", "--setting", "apiKey=sk_test_0123456789", "--setting", "apiBaseUrl=http://127.0.0.1:4010", "--tolerance-seconds", "600");
     expect(endpoint).toMatchObject({ code: 0, out: expect.stringContaining("tolerance 600 s") });
     expect(endpoint.out).not.toContain("sk_test_0123456789");
-    expect((await prisma.providerEndpoint.findFirstOrThrow({ where: { tenant: { slug } } })).settings).toEqual({ apiKey: "sk_test_0123456789", apiBaseUrl: "http://127.0.0.1:4010" });
+    // Stored sealed (secrets at rest); opened, it is the key given.
+    const stored = (await prisma.providerEndpoint.findFirstOrThrow({ where: { tenant: { slug } } })).settings as Record<string, unknown>;
+    expect(stored).toEqual({ apiKey: expect.stringMatching(/^v1:[0-9a-f]{8}:/), apiBaseUrl: "http://127.0.0.1:4010" });
+    expect(openSettings(stored)).toEqual({ apiKey: "sk_test_0123456789", apiBaseUrl: "http://127.0.0.1:4010" });
     const user = tally("user", "add", "--email", `Ops.${slug}@Example.com`, "--role", "ops", "--tenant", slug);
     expect(user.code).toBe(0);
     expect(user.out).toMatch(/Password \(shown once\): \S{19}/);

@@ -1,4 +1,6 @@
 // `npm run tally -- <command>`: the operator CLI. Thin: parses flags, calls lib/.
+import { cliActor } from "@/lib/admin/audit";
+import { EncryptionKeyError, rotateEncryptionKey } from "@/lib/admin/secret-keys";
 import { closeDb } from "@/lib/platform/db";
 import { prepareDatabase, type PreparedDatabase } from "@/lib/platform/database-runtime";
 import { caseCommands } from "@/workers/cli/case-commands";
@@ -19,7 +21,18 @@ const dbMigrate: Command = {
   },
 };
 
-export const commands: Command[] = [dbMigrate, ...setupCommands, ...eventCommands, ...reconCommands, ...ledgerCommands, ...caseCommands];
+const secretsRotateKey: Command = {
+  name: "secrets rotate-key",
+  summary: "Re-encrypt every stored signing secret and provider API key under TALLY_ENCRYPTION_KEY (old keys in TALLY_ENCRYPTION_KEYS), audited",
+  options: {},
+  database: true,
+  async run() {
+    const r = await rotateEncryptionKey(cliActor());
+    console.log(`Re-encrypted ${r.secrets} signing secrets and ${r.endpoints} endpoints' credentials under key ${r.toKey}${r.fromKeys.length ? ` (from ${r.fromKeys.join(", ")})` : ""}. Old keys can now leave TALLY_ENCRYPTION_KEYS.`);
+  },
+};
+
+export const commands: Command[] = [dbMigrate, secretsRotateKey, ...setupCommands, ...eventCommands, ...reconCommands, ...ledgerCommands, ...caseCommands];
 
 function help(): string {
   const width = Math.max(...commands.map((c) => c.name.length));
@@ -60,6 +73,10 @@ async function main(argv: string[]): Promise<number> {
     if (error instanceof UsageError) {
       console.error(error.message);
       return 2;
+    }
+    if (error instanceof EncryptionKeyError) {
+      console.error(`Error: ${error.message}`);
+      return 1;
     }
     if (error instanceof CommandFailed) {
       console.error(`Error: ${error.message}`);

@@ -13,6 +13,8 @@ await admin.query(`CREATE DATABASE ${database} TEMPLATE ${inject("templateDb")}`
 await admin.end();
 process.env.DATABASE_URL = withDatabase(adminUrl, database);
 process.env.TALLY_TEST_ADMIN_URL = adminUrl;
+// Secrets at rest are sealed under this key (child processes inherit it); each file has its own database, so its own key.
+process.env.TALLY_ENCRYPTION_KEY ??= randomBytes(32).toString("base64");
 
 afterAll(async () => {
   const { closeDb } = await import("@/lib/platform/db");

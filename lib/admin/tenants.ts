@@ -4,6 +4,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { recordAudit, type Actor } from "@/lib/admin/audit";
 import { isTenantSlug } from "@/lib/admin/slug";
 import { prisma } from "@/lib/platform/db";
+import { CREDENTIAL_SETTING, open, openSettings, seal, sealSettings } from "@/lib/platform/secrets-at-rest";
 import { forgetEndpoints } from "@/lib/pipeline/endpoint-cache";
 import type { Provider } from "@/lib/generated/prisma/enums";
 import { adapterFor } from "@/lib/providers";
@@ -84,7 +85,7 @@ export async function addSecret(
       });
       expiring = r.count;
     }
-    const row = await tx.endpointSecret.create({ data: { endpointId: endpoint.id, secret, label: options.label ?? null } });
+    const row = await tx.endpointSecret.create({ data: { endpointId: endpoint.id, secret: seal(secret), label: options.label ?? null } });
     await recordAudit(tx, {
       actor,
       action: options.overlapSeconds !== undefined ? "secret.rotate" : "secret.add",
@@ -151,12 +152,12 @@ export async function listEndpoints(tenantId: string, now = new Date()): Promise
     enabled: e.enabled,
     toleranceSeconds: e.toleranceSeconds,
     createdAt: e.createdAt,
-    secrets: e.secrets.map((s) => ({ id: s.id, label: s.label, fingerprint: secretFingerprint(s.secret), createdAt: s.createdAt, expiresAt: s.expiresAt, revokedAt: s.revokedAt, state: secretState(s, now) })),
+    secrets: e.secrets.map((s) => ({ id: s.id, label: s.label, fingerprint: secretFingerprint(open(s.secret)), createdAt: s.createdAt, expiresAt: s.expiresAt, revokedAt: s.revokedAt, state: secretState(s, now) })),
   }));
 }
 
 /** Settings whose values are credentials: never echoed back or written to the audit log. */
-const CREDENTIAL = /key|secret|token|password/i;
+const CREDENTIAL = CREDENTIAL_SETTING;
 
 export function maskSettings(settings: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(settings).map(([k, v]) => [k, CREDENTIAL.test(k) && typeof v === "string" && v ? `${v.slice(0, 4)}…(${v.length})` : v]));
@@ -187,11 +188,11 @@ export async function updateEndpointSettings(
   const updated = await prisma.$transaction(async (tx) => {
     const row = await tx.providerEndpoint.update({
       where: { id: endpoint.id },
-      data: { settings: settings as object, ...(changes.enabled !== undefined && { enabled: changes.enabled }), ...(changes.toleranceSeconds !== undefined && { toleranceSeconds: changes.toleranceSeconds }) },
+      data: { settings: sealSettings(settings) as object, ...(changes.enabled !== undefined && { enabled: changes.enabled }), ...(changes.toleranceSeconds !== undefined && { toleranceSeconds: changes.toleranceSeconds }) },
     });
     await recordAudit(tx, { actor, action: "endpoint.update", subjectType: "provider_endpoint", subjectId: endpoint.id, tenantId: tenant.id, details: { provider: adapter.provider, settings: maskSettings(changes.settings ?? {}), enabled: changes.enabled ?? null, toleranceSeconds: changes.toleranceSeconds ?? null } });
     return row;
   });
   forgetEndpoints(tenantSlug);
-  return { ok: true, value: { settings: maskSettings(settings), enabled: updated.enabled, toleranceSeconds: updated.toleranceSeconds } };
+  return { ok: true, value: { settings: maskSettings(openSettings(settings)), enabled: updated.enabled, toleranceSeconds: updated.toleranceSeconds } };
 }

@@ -30,8 +30,10 @@ export async function createUser(input: NewUser, actor: Actor): Promise<DomainRe
     const u = await tx.user.create({
       data: { email, name: input.name ?? null, role: input.role as Role, passwordHash, tenants: { create: tenants.map((t) => ({ tenantId: t.id })) } },
     });
+    // One entry per tenant, naming only that tenant: a tenant's audit readers must not
+    // learn which other tenants exist (issue #17 item 10). The tenant-less entry (an admin) is admins' only.
     for (const t of tenants.length ? tenants : [null]) {
-      await recordAudit(tx, { actor, action: "user.create", subjectType: "user", subjectId: u.id, tenantId: t?.id ?? null, details: { email, role: input.role, tenants: input.tenants } });
+      await recordAudit(tx, { actor, action: "user.create", subjectType: "user", subjectId: u.id, tenantId: t?.id ?? null, details: { email, role: input.role, tenants: t ? [t.slug] : [] } });
     }
     return u;
   });

@@ -1,6 +1,7 @@
 // The ledger as a canonical document: no database ids or insert times, postings
 // and balances in a fixed order, so two exports of the same ledger are equal
 // byte for byte (the replay compares them; an auditor can diff them).
+import { csvDocument, type CsvCell } from "@/lib/platform/csv-writer";
 import { Prisma, prisma } from "@/lib/platform/db";
 
 export type ExportedPosting = {
@@ -38,12 +39,12 @@ export function ledgerJson(e: LedgerExport): string {
   return JSON.stringify(e, null, 1) + "\n";
 }
 
-const csvCell = (v: string | null) => (v === null ? "" : /[",\n\r]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
-
-/** One row per leg; balances follow as rows of kind BALANCE. */
+/** One row per leg; balances follow as rows of kind BALANCE. Amounts are numeric cells, the rest text (formula-escaped). */
 export function ledgerCsv(e: LedgerExport): string {
-  const lines = ["tenant,kind,provider,reference,occurred_at,reverses,account,currency,amount"];
-  for (const p of e.postings) for (const l of p.legs) lines.push([e.tenant, p.kind, p.provider, p.reference, p.occurredAt, p.reverses, l.account, l.currency, l.amount].map(csvCell).join(","));
-  for (const b of e.balances) lines.push([e.tenant, "BALANCE", null, null, null, null, b.account, b.currency, b.amount].map(csvCell).join(","));
-  return lines.join("\n") + "\n";
+  const header = ["tenant", "kind", "provider", "reference", "occurred_at", "reverses", "account", "currency", "amount"];
+  function* rows(): Generator<CsvCell[]> {
+    for (const p of e.postings) for (const l of p.legs) yield [e.tenant, p.kind, p.provider, p.reference, p.occurredAt, p.reverses, l.account, l.currency, BigInt(l.amount)];
+    for (const b of e.balances) yield [e.tenant, "BALANCE", null, null, null, null, b.account, b.currency, BigInt(b.amount)];
+  }
+  return csvDocument(header, rows());
 }

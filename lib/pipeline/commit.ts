@@ -2,6 +2,7 @@
 // transaction: the claim turns DONE (only while our fencing token is current),
 // the balanced posting and balance changes are written, the raw event is marked
 // done, and a receipt is queued in the outbox. No network call happens inside.
+import { openSettings } from "@/lib/platform/secrets-at-rest";
 import { setTimeout as sleep } from "node:timers/promises";
 import { failClaim, lockPaymentReference, parseRaw, releaseClaim, releaseClaimToWait, type OwnedClaim } from "@/lib/pipeline/claim";
 import { config } from "@/lib/platform/config";
@@ -64,7 +65,7 @@ async function confirmWithProvider(claim: OwnedClaim, movement: Movement): Promi
   const endpoint = await prisma.providerEndpoint.findUnique({ where: { tenantId_provider: { tenantId: claim.tenantId, provider: claim.provider } }, select: { settings: true } });
   let answer;
   try {
-    answer = await adapter.confirm(movement, (endpoint?.settings ?? {}) as Record<string, unknown>);
+    answer = await adapter.confirm(movement, openSettings((endpoint?.settings ?? {}) as Record<string, unknown>));
   } catch (error) {
     const reason = `${claim.provider} could not be asked to confirm ${movement.reference}: ${error instanceof Error ? error.message : String(error)}`;
     const attempts = (await prisma.processedEvent.findUnique({ where: { id: claim.claimId }, select: { attempts: true } }))?.attempts ?? 1;

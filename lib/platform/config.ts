@@ -39,7 +39,17 @@ const schema = z.object({
   /// Ingest.
   TALLY_MAX_BODY_BYTES: int(1024 * 1024),
   TALLY_SECRET_CACHE_TTL_MS: int(30_000),
+  /// Most tenant/provider pairs the web process keeps cached (least recently used go first):
+  /// unknown slugs are cached briefly too, and whoever sends them chooses how many.
+  TALLY_ENDPOINT_CACHE_MAX: z.coerce.number().int().positive().default(10_000),
   TALLY_DB_POOL_SIZE: int(20),
+
+  /// Secrets at rest (webhook signing secrets, provider API keys): AES-256-GCM under this
+  /// key, 32 bytes as base64 or hex. Unset with the embedded database: a key kept in
+  /// .tally/encryption.key (mode 0600). TALLY_ENCRYPTION_KEYS: older keys, comma-separated,
+  /// still accepted for reading while `tally secrets rotate-key` re-encrypts under the current one.
+  TALLY_ENCRYPTION_KEY: z.string().optional(),
+  TALLY_ENCRYPTION_KEYS: z.string().default(""),
 
   /// Worker.
   TALLY_WORKER_POLL_MS: int(1000),

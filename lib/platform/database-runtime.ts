@@ -26,5 +26,11 @@ export async function prepareDatabase(options: { log?: (line: string) => void } 
   }
   const url = databaseUrl();
   const { applied } = await migrate(url);
+  // Secrets at rest: a wrong or missing key fails here, before anything serves; then
+  // rows written before encryption are sealed (a data step SQL cannot do: it needs the key).
+  const { checkEncryptionKeys, sealPlaintextSecrets } = await import("@/lib/admin/secret-keys");
+  await checkEncryptionKeys();
+  const sealed = await sealPlaintextSecrets();
+  if (sealed.secrets || sealed.endpoints) options.log?.(`sealed ${sealed.secrets} signing secrets and ${sealed.endpoints} endpoints' credentials stored before encryption`);
   return { url, embedded, applied };
 }

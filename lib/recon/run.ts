@@ -16,6 +16,7 @@ import { recordAudit, SYSTEM_ACTOR, type Actor } from "@/lib/admin/audit";
 import { idempotencyKey } from "@/lib/pipeline/claim";
 import { config } from "@/lib/platform/config";
 import { pool, prisma } from "@/lib/platform/db";
+import { openSettings } from "@/lib/platform/secrets-at-rest";
 import type { Provider } from "@/lib/generated/prisma/enums";
 import { CsvSyntaxError, readCsv } from "@/lib/recon/csv";
 import { mapperFor, ReportError } from "@/lib/providers/report";
@@ -128,7 +129,7 @@ export async function runReconciliation(input: ReconInput): Promise<DomainResult
   const started = Date.now();
   const c = config();
   const endpoint = await prisma.providerEndpoint.findUnique({ where: { tenantId_provider: { tenantId: input.tenantId, provider: input.provider } } });
-  const context: EndpointContext = { tenantId: input.tenantId, provider: input.provider, settings: (endpoint?.settings ?? {}) as Record<string, unknown> };
+  const context: EndpointContext = { tenantId: input.tenantId, provider: input.provider, settings: openSettings((endpoint?.settings ?? {}) as Record<string, unknown>) };
   const source: SettlementSource | null = settlementSourceFor(input.provider);
   if (input.source.kind === "api") {
     if (!source) return { ok: false, reason: "no_settlement_api", message: `Tally has no settlement API for ${input.provider}; import its settlement report with --file` };
