@@ -16,6 +16,8 @@ export type RunRow = {
   actorType: string;
   actorLabel: string;
   scheduledFor: string | null;
+  /** What started it, in words (lib/recon/runs.ts runStarter). */
+  startedBy: { kind: string; label: string };
   status: "RUNNING" | "DONE" | "FAILED";
   error: string | null;
   startedAt: string;
@@ -76,7 +78,7 @@ export function RunsTable({ tenant, before, initial }: { tenant: string; before:
                 <td><Link href={`/t/${tenant}/reconciliation/${r.id}`}>#{r.id}</Link> <span className="muted">{r.provider}</span></td>
                 <td>{windowText(r)}</td>
                 <td>{r.source === "CSV" ? "report" : "API"}<div className="small muted">{r.sourceName ?? ""}</div></td>
-                <td>{r.actorLabel}<div className="small muted">{r.actorType.toLowerCase().replace("_", " ")}{r.scheduledFor ? " (daily run)" : ""}<br />{utc(r.startedAt, false)}</div></td>
+                <td data-testid="run-started-by">{r.startedBy.label}<div className="small muted">{utc(r.startedAt, false)}</div></td>
                 <td className="num">{r.status === "FAILED" ? "—" : r.matched}</td>
                 <td className="num">{r.status === "FAILED" ? "—" : r.theirsNotOurs}</td>
                 <td className="num">{r.status === "FAILED" ? "—" : r.oursNotTheirs}</td>

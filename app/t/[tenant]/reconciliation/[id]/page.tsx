@@ -39,7 +39,7 @@ export default async function RunPage({ params }: { params: Promise<{ tenant: st
         <dt>Provider</dt><dd>{run.provider}</dd>
         <dt>Window</dt><dd>{run.status === "FAILED" && run.windowFrom.getTime() === 0 ? "not known: the report was refused before its lines were read" : <>{utc(run.windowFrom)} → {utc(run.windowTo)} UTC</>}</dd>
         <dt>Source</dt><dd>{run.source === "CSV" ? "settlement report" : "settlement API"}{run.sourceName ? <> · <span className="mono">{run.sourceName}</span></> : null}</dd>
-        <dt>Started by</dt><dd>{run.actorLabel} ({run.actorType.toLowerCase().replace("_", " ")}{run.scheduledFor ? `, the daily run for ${run.scheduledFor.toISOString().slice(0, 10)}` : ""}) at {utc(run.startedAt)} UTC</dd>
+        <dt>Started by</dt><dd data-testid="run-started-by">{detail.startedBy.label} at {utc(run.startedAt)} UTC</dd>
         <dt>Took</dt><dd>{run.durationMs === null ? "—" : run.durationMs < 1000 ? `${run.durationMs} ms` : duration(run.durationMs)}</dd>
         {run.webhooksReceived !== null && <><dt>Webhooks in the window</dt><dd>{run.webhooksReceived}{run.silenceAlert ? <span className="tone-bad"> — too few for what was settled: webhook-silence alert raised</span> : null}</dd></>}
         {run.error && <><dt>Error</dt><dd className="error">{run.error}</dd></>}
