@@ -1,6 +1,7 @@
 // Cases: ours-not-theirs and mismatches found by reconciliation, for accountants
 // to decide with four eyes. Open first; closed ones on request.
 import Link from "next/link";
+import { CASE_KIND_LABEL, CASE_STATUS_LABEL } from "@/lib/cases/labels";
 import { formatMoney } from "@/components/money";
 import { EmptyState, NoAccess } from "@/components/states";
 import { requirePage } from "@/lib/auth/page-access";
@@ -9,8 +10,8 @@ import { bigintId } from "@/lib/platform/query-params";
 
 export const dynamic = "force-dynamic";
 
-const STATUS: Record<string, string> = { OPEN: "to decide", PROPOSED: "awaiting approval", WAITING: "waiting for the next run", ESCALATED: "escalated to the provider", RESOLVED: "resolved" };
-const KIND: Record<string, string> = { OURS_NOT_THEIRS: "ours, not theirs", MISMATCH: "mismatch" };
+const STATUS: Record<string, string> = CASE_STATUS_LABEL;
+const KIND: Record<string, string> = CASE_KIND_LABEL;
 const money = (amount: bigint | null, currency: string | null) => (amount === null || !currency ? "—" : formatMoney(amount, currency.trim()));
 
 export default async function CasesPage({ params, searchParams }: { params: Promise<{ tenant: string }>; searchParams: Promise<{ state?: string; kind?: string; before?: string }> }) {
