@@ -111,7 +111,7 @@ test("accountant A proposes a reversal and cannot approve it; accountant B appro
   const posted = page.getByText(/Correction posted as posting #\d+/);
   await expect(posted).toBeVisible();
   const postingId = /#(\d+)/.exec((await posted.textContent())!)![1]!;
-  await expect(page.getByRole("list").filter({ hasText: "proposed" })).toContainText("(The provider never settled it (failed or reversed at the provider))");
+  await expect(page.getByRole("list").filter({ hasText: "proposed" })).toContainText("reason code: The provider never settled it (failed or reversed at the provider)");
   await shot(page, "case-approved");
 
   // The ledger: a new correction posting reversing ours; the balance moved by exactly $42.00.

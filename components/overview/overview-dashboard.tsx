@@ -90,7 +90,7 @@ export function OverviewDashboard({ tenant, initial, links }: { tenant: string; 
   });
   if (!data) return <p className="muted">Loading…</p>;
   const v = data.verdict;
-  const caption = `Discrepancies per day, ${data.range.from} to ${data.range.to}: ${plural(data.series.total, "discrepancy", "discrepancies")} on ${plural(data.series.reconciledDays, "reconciled day")}${data.series.providers.length ? ` (${data.series.providers.join(", ")})` : ""}. Stacked areas per provider; the line is the 7-day average of all providers. Gaps are days never reconciled.`;
+  const caption = `Discrepancies per day, ${data.range.from} to ${data.range.to}: ${plural(data.series.total, "discrepancy", "discrepancies")} on ${plural(data.series.reconciledDays, "reconciled day")}${data.series.providers.length ? ` (${data.series.providers.join(", ")})` : ""}. One area per provider, overlaid; the line is the 7-day average of all providers. Hatched days were not reconciled for at least one provider (unknown, not zero).`;
   return (
     <div className="overview">
       {error && <p role="alert" className="error">Could not refresh: {error.message}. The figures below may be stale; they retry every {POLL_MS / 1000} s.</p>}
@@ -143,7 +143,7 @@ export function OverviewDashboard({ tenant, initial, links }: { tenant: string; 
               <thead><tr><th scope="col">Day</th>{data.series.providers.map((p) => <th key={p} scope="col" className="num">{p}</th>)}<th scope="col" className="num">Total</th><th scope="col" className="num">7-day average</th></tr></thead>
               <tbody>
                 {data.series.days.filter((d) => d.total !== null).map((d) => (
-                  <tr key={d.day}><td>{d.day}</td>{data.series.providers.map((p) => <td key={p} className="num">{d.byProvider[p] ?? "—"}</td>)}<td className="num">{d.total}</td><td className="num">{d.average7 ?? "—"}</td></tr>
+                  <tr key={d.day}><td>{d.day}</td>{data.series.providers.map((p) => <td key={p} className="num">{d.byProvider[p] ?? <span className="muted small">not reconciled</span>}</td>)}<td className="num">{d.total}</td><td className="num">{d.average7 ?? "—"}</td></tr>
                 ))}
               </tbody>
             </table>

@@ -5,6 +5,7 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { api } from "@/components/api-client";
 import { duration, utc } from "@/components/format";
+import { TableScroll } from "@/components/table-scroll";
 
 export type RunRow = {
   id: string;
@@ -62,7 +63,7 @@ export function RunsTable({ tenant, before, initial }: { tenant: string; before:
           <p>Start one above against the provider&apos;s settlement API, or upload a settlement report. The worker also runs one every day at the scheduled time for each provider with an API key.</p>
         </div>
       ) : (
-        <div className="table-scroll">
+        <TableScroll label="Reconciliation runs">
         <table className="table" data-testid="runs-table">
           <caption className="visually-hidden">Reconciliation runs, newest first</caption>
           <thead>
@@ -93,7 +94,7 @@ export function RunsTable({ tenant, before, initial }: { tenant: string; before:
             ))}
           </tbody>
         </table>
-        </div>
+        </TableScroll>
       )}
       {data.nextBefore && <nav aria-label="Pages" className="pager"><Link href={`/t/${tenant}/reconciliation?before=${data.nextBefore}`}>Older runs →</Link></nav>}
     </>

@@ -108,7 +108,7 @@ export default async function CasePage({ params }: { params: Promise<{ tenant: s
           <ol className="steps">
             {c.proposals.map((p) => (
               <li key={p.id.toString()}>
-                <strong>{p.proposedByLabel}</strong> proposed <em>{resolutionLabel(p.resolution, c.kind)}</em> at {utc(p.proposedAt, false)} UTC{p.reasonCode ? <> ({reasonCodeLabel(p.reasonCode)})</> : null}: “{p.reason}” — <span className={p.status === "APPROVED" ? "tone-good" : p.status === "REJECTED" ? "tone-bad" : ""}>{p.status.toLowerCase()}</span>
+                <strong>{p.proposedByLabel}</strong> proposed <em>{resolutionLabel(p.resolution, c.kind)}</em> at {utc(p.proposedAt, false)} UTC{p.reasonCode ? <>, reason code: {reasonCodeLabel(p.reasonCode)}</> : null}: “{p.reason}” — <span className={p.status === "APPROVED" ? "tone-good" : p.status === "REJECTED" ? "tone-bad" : ""}>{p.status.toLowerCase()}</span>
                 {p.approvals.length > 0 && (
                   <ul>{p.approvals.map((a) => <li key={a.id.toString()}>{a.approverLabel} {a.decision === "APPROVE" ? "approved" : "rejected"} at {utc(a.at, false)} UTC{a.reason ? `: “${a.reason}”` : ""}</li>)}</ul>
                 )}

@@ -10,6 +10,7 @@ import { mayUse } from "@/lib/auth/roles";
 import type { DiscrepancyBucket } from "@/lib/generated/prisma/enums";
 import { bigintId } from "@/lib/platform/query-params";
 import { getRun } from "@/lib/recon/runs";
+import { TableScroll } from "@/components/table-scroll";
 
 export const dynamic = "force-dynamic";
 
@@ -59,6 +60,7 @@ export default async function RunPage({ params }: { params: Promise<{ tenant: st
           <h2 id={b.bucket}>{BUCKET[b.bucket].title} <span className="muted">({b.count})</span></h2>
           <p className="muted small">{BUCKET[b.bucket].explain}</p>
           {b.count === 0 ? <p className="muted">None in this run.</p> : (
+            <TableScroll label={`${BUCKET[b.bucket].title}, scrolls sideways`}>
             <table className="table">
               <thead><tr><th scope="col">Reference</th><th scope="col">Day</th><th scope="col" className="num">Theirs</th><th scope="col" className="num">Ours</th><th scope="col">State</th><th scope="col">Note</th>{b.bucket !== "THEIRS_NOT_OURS" && <th scope="col">Case</th>}</tr></thead>
               <tbody>
@@ -75,6 +77,7 @@ export default async function RunPage({ params }: { params: Promise<{ tenant: st
                 ))}
               </tbody>
             </table>
+            </TableScroll>
           )}
           {b.count > b.items.length && <p className="muted small">Showing the first {b.items.length} of {b.count}.</p>}
         </section>
