@@ -21,6 +21,7 @@ export function runStarter(run: { actorType: string; actorLabel: string; schedul
   if (run.actorType === "CLI") return { kind: "cli", label: `the CLI (${run.actorLabel})` };
   if (run.actorLabel === SCHEDULER_LABEL) return { kind: "schedule", label: run.scheduledFor ? `the daily schedule, for ${run.scheduledFor.toISOString().slice(0, 10)}` : "the daily schedule" };
   if (run.actorLabel === DEMO_LABEL) return { kind: "demo", label: "the demo, at start-up" };
+  if (run.actorLabel === "demo seed") return { kind: "demo", label: "the demo's seeded history" };
   return { kind: "system", label: run.actorLabel };
 }
 
