@@ -56,7 +56,8 @@ export default defineConfig({
   webServer: {
     command: `${path.join("node_modules", ".bin", "tsx")} workers/start.ts`,
     url: `http://localhost:${port}/api/health`,
-    timeout: 300_000,
+    // The first start builds the app: over 5 minutes on 2 cores shared with other builds.
+    timeout: 600_000,
     reuseExistingServer: false,
     stdout: "pipe",
     stderr: "pipe",

@@ -21,15 +21,13 @@ async function firstId(page: Page, url: string, key: string): Promise<string | n
   return list[0]?.id ?? null;
 }
 
-/** Every page of the dashboard, with the detail pages' ids looked up through the API as this user. */
-async function pagesFor(page: Page): Promise<string[]> {
+/** Every page of the dashboard, with the detail pages' ids looked up through the API as an admin. */
+async function everyPage(): Promise<string[]> {
   const base = `/t/${t()}`;
-  const api = `/api/v1/tenants/${t()}`;
   const pages = [base, `${base}/events`, `${base}/ledger`, `${base}/reconciliation`, `${base}/claims`, `${base}/cases`, `${base}/audit`, `${base}/admin`];
-  const admin = await signInApiIds();
-  pages.push(`${base}/events/${admin.event}`, `${base}/ledger/${admin.account}`, `${base}/reconciliation/${admin.run}`);
-  if (admin.case) pages.push(`${base}/cases/${admin.case}`);
-  void page;
+  const some = await signInApiIds();
+  pages.push(`${base}/events/${some.event}`, `${base}/ledger/${some.account}`, `${base}/reconciliation/${some.run}`);
+  if (some.case) pages.push(`${base}/cases/${some.case}`);
   return pages;
 }
 
@@ -71,9 +69,10 @@ for (const role of ["admin", "ops", "accountant"] as const) {
   test(`every page passes axe (no serious or critical violations) for ${role}`, async ({ page }) => {
     test.setTimeout(180_000);
     await signInPage(page, demoUser(role));
-    for (const url of await pagesFor(page)) {
+    for (const url of await everyPage()) {
       await page.goto(url);
-      await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+      // A section the role may not use answers "Not available for your role" (an h2): axe checks that page too.
+      await expect(page.getByRole("heading").first()).toBeVisible();
       await expectNoSeriousAxeViolations(page, `${role} ${url}`);
     }
   });
@@ -114,7 +113,9 @@ test("at 390 and 1280 px the overview, events, a run, stuck claims and a case fi
       await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
       await expectFits(page, name, width);
     }
-    await expect(page.getByRole("button", { name: /Reprocess event/ }).first()).toBeInViewport({ ratio: 1 });
+    const reprocess = page.getByRole("button", { name: /Reprocess event/ }).first();
+    await reprocess.scrollIntoViewIfNeeded();
+    await expect(reprocess).toBeInViewport({ ratio: 1 });
     // The nav sits right above the content: no empty block between them.
     const gap = await page.evaluate(() => document.querySelector("main")!.getBoundingClientRect().top - document.querySelector("nav.nav")!.getBoundingClientRect().bottom);
     expect(gap).toBeLessThan(width === 390 ? 4 : 1e9);
@@ -160,7 +161,7 @@ test("the chart marks days not reconciled as such, and its canvas has no nameles
   await signInPage(page, demoUser("ops"));
   const chart = page.getByTestId("discrepancy-chart");
   await expect(chart.locator("svg.recharts-surface").first()).toBeVisible();
-  await expect(chart.getByText("not reconciled")).toBeVisible(); // in the legend
+  await expect(chart.locator(".recharts-legend-wrapper").getByText("not reconciled")).toBeVisible();
   expect(await chart.locator("[tabindex]").count()).toBe(0);
   await expect(page.getByRole("img", { name: /Discrepancies per day/ })).toBeVisible();
 });
