@@ -53,7 +53,8 @@ async function signInApiIds() {
 async function expectNoSeriousAxeViolations(page: Page, where: string) {
   const results = await new AxeBuilder({ page }).analyze();
   const bad = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-  expect(bad.map((v) => `${where}: ${v.id} (${v.impact}) ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(" | ")}`)).toEqual([]);
+  // Soft: one run lists every page's violations, not only the first page's.
+  expect.soft(bad.map((v) => `${where}: ${v.id} (${v.impact}) ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(" | ")}`)).toEqual([]);
 }
 
 test("the sign-in page passes axe, and the favicon is served", async ({ page }) => {
@@ -101,8 +102,8 @@ test("at 390 and 1280 px the overview, events, a run, stuck claims and a case fi
   const now = Math.floor(Date.now() / 1000);
   const body = Buffer.from(JSON.stringify({ id: unique("evt_"), object: "event", type: "payment_intent.succeeded", created: now, data: { object: { id: reference, object: "payment_intent", amount: 1234, amount_received: 1234, currency: "usd", customer: null, metadata: { account: "acct_e2e_layout" }, created: now } } }));
   expect((await request.post(`/api/webhooks/${t()}/stripe`, { data: body, headers: { "content-type": "application/json", "stripe-signature": stripeSignature(body, demo().secrets.stripe) } })).status()).toBe(200);
-  await expect.poll(() => withDb(async (c) => (await c.query(`SELECT status FROM raw_events WHERE raw_body::text LIKE '%' || $1 || '%'`, [reference])).rows[0]?.status), { timeout: 30_000 }).toBe("DONE");
-  await withDb((c) => c.query(`UPDATE raw_events SET status = 'FAILED', last_error = 'layout check: ' || repeat('a-very-long-unbroken-error-token', 4) WHERE raw_body::text LIKE '%' || $1 || '%'`, [reference]));
+  await expect.poll(() => withDb(async (c) => (await c.query(`SELECT status FROM raw_events WHERE convert_from(raw_body, 'UTF8') LIKE '%' || $1 || '%'`, [reference])).rows[0]?.status), { timeout: 30_000 }).toBe("DONE");
+  await withDb((c) => c.query(`UPDATE raw_events SET status = 'FAILED', last_error = 'layout check: ' || repeat('a-very-long-unbroken-error-token', 4) WHERE convert_from(raw_body, 'UTF8') LIKE '%' || $1 || '%'`, [reference]));
 
   await signInPage(page, demoUser("ops"));
   const { run, case: caseId } = await signInApiIds();
