@@ -2,7 +2,7 @@
 // PostgreSQL, migrations, demo data, next start, worker) on free ports with a
 // fresh data folder, driven by Debian's Chromium.
 import { execFileSync } from "node:child_process";
-import { chmodSync, mkdtempSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { defineConfig } from "@playwright/test";
@@ -18,6 +18,10 @@ if (!process.env.TALLY_E2E_DIR) {
   // As root the embedded server runs as `postgres`, which must enter the folder.
   chmodSync(dir, 0o755);
   process.env.TALLY_E2E_DIR = dir;
+  // The runner made it, so the runner removes it (database folder and all, ~90 MB) when it
+  // exits, whether the run passed, failed or was interrupted: Playwright stops the web
+  // server first, and an exit handler runs after every normal or signalled exit it handles.
+  process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
   process.env.TALLY_E2E_PORT = String(freePort());
   process.env.TALLY_E2E_PG_PORT = String(freePort());
   process.env.TALLY_E2E_SIM_PORT = String(freePort());
@@ -52,7 +56,8 @@ export default defineConfig({
   webServer: {
     command: `${path.join("node_modules", ".bin", "tsx")} workers/start.ts`,
     url: `http://localhost:${port}/api/health`,
-    timeout: 300_000,
+    // The first start builds the app: over 5 minutes on 2 cores shared with other builds.
+    timeout: 600_000,
     reuseExistingServer: false,
     stdout: "pipe",
     stderr: "pipe",
@@ -62,6 +67,8 @@ export default defineConfig({
       TALLY_DEMO_SIM_PORT: process.env.TALLY_E2E_SIM_PORT!,
       TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES: process.env.TALLY_E2E_CERT_PREFIX!,
       TALLY_ALLOW_INSECURE_SIMULATORS: "1",
+      // The overview's short ack window, shortened so e2e can watch the start-up burst leave it.
+      TALLY_ACK_RECENT_WINDOW_MS: "60000",
       PORT: port,
       NEXT_TELEMETRY_DISABLED: "1",
     },

@@ -4,7 +4,9 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { api } from "@/components/api-client";
+import { EmptyState, NothingMatches } from "@/components/states";
 import { StatusBadge } from "@/components/status-badge";
+import { TableScroll } from "@/components/table-scroll";
 
 export type EventRow = {
   id: string;
@@ -32,12 +34,16 @@ export function EventsTable({ tenant, query, initial }: { tenant: string; query:
   return (
     <>
       {error && <p role="alert" className="error">Could not refresh: {error.message}. The list below may be stale; reload the page to retry.</p>}
-      {data.events.length === 0 ? (
-        <div className="empty">
-          <h2>No events match</h2>
-          <p>Clear the filters or widen the dates. A reference matches once the worker has parsed the event; a delivery id (evt_…, msg_…) always matches.</p>
-        </div>
+      {data.events.length === 0 && params.size > 0 ? (
+        <NothingMatches what="events" clearHref={`/t/${tenant}/events`}>
+          <p>Widen the dates, or check the reference: it matches once the worker has parsed the event; a delivery id (evt_…, msg_…) always matches.</p>
+        </NothingMatches>
+      ) : data.events.length === 0 ? (
+        <EmptyState title="No events yet">
+          <p>Events appear as providers deliver webhooks to <code>/api/webhooks/{tenant}/&lt;provider&gt;</code> (an admin sets up the signing secrets under Admin), and as reconciliation fetches what never arrived.</p>
+        </EmptyState>
       ) : (
+        <TableScroll label="Events">
         <table className="table" aria-busy={isFetching}>
           <caption className="visually-hidden">Events, newest first</caption>
           <thead>
@@ -56,6 +62,7 @@ export function EventsTable({ tenant, query, initial }: { tenant: string; query:
             ))}
           </tbody>
         </table>
+        </TableScroll>
       )}
       <nav aria-label="Pages" className="pager">
         {params.toString() !== query && <Link href={`/t/${tenant}/events${params.size ? `?${params}` : ""}`}>← Newest</Link>}

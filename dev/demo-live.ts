@@ -9,12 +9,14 @@ import { SYSTEM_ACTOR, type Actor } from "@/lib/admin/audit";
 import { prisma } from "@/lib/platform/db";
 import type { DemoCredentials } from "@/dev/demo";
 import { runReconciliation } from "@/lib/recon/run";
+import { DEMO_LABEL } from "@/lib/recon/runs";
+import { windowEndingBy } from "@/lib/recon/schedule";
 import { generateDay } from "@/dev/simulator/day";
 import { startSimulator, type Simulator } from "@/dev/simulator/server";
 import { signedHeaders } from "@/dev/simulator/sign";
 import { updateEndpointSettings } from "@/lib/admin/tenants";
 
-export const DEMO_ACTOR: Actor = { ...SYSTEM_ACTOR, label: "demo" };
+export const DEMO_ACTOR: Actor = { ...SYSTEM_ACTOR, label: DEMO_LABEL };
 const SEED = 2026_12_02;
 const API_KEY = "sk_test_tally_demo";
 const PHANTOM_AMOUNT = 4200;
@@ -81,7 +83,8 @@ async function playDay(o: { creds: DemoCredentials; webUrl: string; log: Log }, 
   await pointEndpointAt(o.creds.tenant, simulator, dayStart, settings);
   // The run takes today's scheduled slot, so the worker's daily run does not repeat it today.
   const today = new Date(Math.floor(Date.now() / 86_400_000) * 86_400_000);
-  const window = { from: new Date(dayStart * 1000), to: new Date((dayStart + 86_400) * 1000) };
+  // The demo day runs until ten minutes after the first start; this run covers it up to now, when it starts.
+  const window = windowEndingBy({ from: new Date(dayStart * 1000), to: new Date((dayStart + 86_400) * 1000) }, new Date())!;
   let r = await runReconciliation({ tenantId, provider: "stripe", window, source: { kind: "api" }, actor: DEMO_ACTOR, scheduledFor: today });
   if (!r.ok && r.reason === "already_ran") r = await runReconciliation({ tenantId, provider: "stripe", window, source: { kind: "api" }, actor: DEMO_ACTOR });
   if (!r.ok) throw new Error(r.message);

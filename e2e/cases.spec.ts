@@ -52,14 +52,22 @@ test("accountant A proposes a reversal and cannot approve it; accountant B appro
   await expect(page.getByRole("region", { name: "Our ledger" })).toContainText("customer:acct_demo_phantom");
   await expect(page.getByTestId("their-line-absent")).toContainText(`No line for ${reference}`);
 
-  await page.getByLabel("Correct — reverse our posting").check();
-  await page.getByLabel("Reason code").selectOption("not_settled");
+  // The proposal by keyboard: the radio, the reason code (first choice), the reason, then Tab to Propose.
+  await page.getByLabel("Correct — reverse our posting").focus();
+  await page.keyboard.press("Space");
+  await expect(page.getByLabel("Correct — reverse our posting")).toBeChecked();
+  await page.getByLabel("Reason code").focus();
+  await page.keyboard.press("ArrowDown");
+  await expect(page.getByLabel("Reason code")).toHaveValue("not_settled");
   const preview = page.getByTestId("correction-preview");
   await expect(preview.getByRole("row", { name: /clearing:stripe/ })).toContainText("$42.00");
   await expect(preview.getByRole("row", { name: /customer:acct_demo_phantom/ })).toContainText("$42.00");
-  await page.getByLabel("Reason (for the checker and the audit log)").fill("Stripe has no such payment intent; the customer was never charged");
+  await page.getByLabel("Reason (for the checker and the audit log)").focus();
+  await page.keyboard.type("Stripe has no such payment intent; the customer was never charged");
   await shot(page, "case-propose-correction");
-  await page.getByRole("button", { name: "Propose" }).click();
+  await page.keyboard.press("Tab");
+  await expect(page.getByRole("button", { name: "Propose" })).toBeFocused();
+  await page.keyboard.press("Enter");
 
   const pending = page.getByTestId("pending-proposal");
   await expect(pending).toBeVisible();
@@ -79,11 +87,31 @@ test("accountant A proposes a reversal and cannot approve it; accountant B appro
   await signInPage(page, accountantB());
   await page.goto(`/t/${demo().tenant}/cases/${caseId}`);
   await expect(page.getByTestId("pending-proposal")).toContainText("Stripe has no such payment intent");
-  await page.getByRole("button", { name: "Approve and post the correction" }).click();
+  // The label the proposer picked, not the code.
+  await expect(page.getByTestId("pending-reason-code")).toHaveText("The provider never settled it (failed or reversed at the provider)");
+  await expect(page.getByTestId("pending-proposal")).not.toContainText("not_settled");
+  // Approving asks once, by keyboard: Enter opens the dialog showing what will be posted; Escape posts nothing.
+  const approve = page.getByRole("button", { name: "Approve and post the correction…" });
+  await approve.focus();
+  await page.keyboard.press("Enter");
+  const dialog = page.getByRole("dialog", { name: /Approve case #\d+'s proposal\?/ });
+  await expect(dialog).toBeVisible();
+  await expect(dialog).toContainText("The provider never settled it");
+  await expect(dialog.getByRole("row", { name: /customer:acct_demo_phantom/ })).toContainText("$42.00");
+  await expect(dialog.getByRole("button", { name: "Approve and post" })).toBeFocused();
+  await shot(page, "case-approve-confirm");
+  await page.keyboard.press("Escape");
+  await expect(dialog).toBeHidden();
+  expect(await customerBalance(api)).toBe(before);
+  await approve.focus();
+  await page.keyboard.press("Enter");
+  await expect(dialog.getByRole("button", { name: "Approve and post" })).toBeFocused();
+  await page.keyboard.press("Enter");
   await expect(page.getByRole("heading", { level: 1 })).toContainText("resolved");
   const posted = page.getByText(/Correction posted as posting #\d+/);
   await expect(posted).toBeVisible();
   const postingId = /#(\d+)/.exec((await posted.textContent())!)![1]!;
+  await expect(page.getByRole("list").filter({ hasText: "proposed" })).toContainText("reason code: The provider never settled it (failed or reversed at the provider)");
   await shot(page, "case-approved");
 
   // The ledger: a new correction posting reversing ours; the balance moved by exactly $42.00.

@@ -6,6 +6,7 @@ import { useState, type FormEvent } from "react";
 import { api } from "@/components/api-client";
 import { ShownOnce } from "@/components/admin/shown-once";
 import { useAdminMutation } from "@/components/admin/use-admin-mutation";
+import { TableScroll } from "@/components/table-scroll";
 
 type Secret = { id: string; label: string | null; fingerprint: string; createdAt: string; expiresAt: string | null; revokedAt: string | null; state: string };
 type Endpoint = { id: string; provider: string; enabled: boolean; secrets: Secret[] };
@@ -43,6 +44,7 @@ export function SecretsAdmin({ tenant, initial }: { tenant: string; initial: End
       {data.endpoints.map((ep) => (
         <div key={ep.id} className="panel">
           <h3>{ep.provider} <span className="muted">/api/webhooks/{tenant}/{ep.provider}{ep.enabled ? "" : " (disabled)"}</span></h3>
+          <TableScroll label="Signing secrets">
           <table className="table">
             <thead><tr><th scope="col">Label</th><th scope="col">Fingerprint</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col">State</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
             <tbody>
@@ -65,6 +67,7 @@ export function SecretsAdmin({ tenant, initial }: { tenant: string; initial: End
               ))}
             </tbody>
           </table>
+          </TableScroll>
         </div>
       ))}
       {revoke.error && <p role="alert" className="error">{revoke.error.message}</p>}

@@ -5,6 +5,7 @@ import Link from "next/link";
 import type { FormEvent } from "react";
 import { api } from "@/components/api-client";
 import { useAdminMutation } from "@/components/admin/use-admin-mutation";
+import { TableScroll } from "@/components/table-scroll";
 
 type Tenant = { id: string; slug: string; name: string; createdAt: string; endpoints: number; members: number };
 export type TenantsData = { tenants: Tenant[] };
@@ -22,6 +23,7 @@ export function TenantsAdmin({ initial }: { initial: TenantsData }) {
   return (
     <section aria-labelledby="tenants-h">
       <h2 id="tenants-h">Tenants</h2>
+      <TableScroll label="Tenants">
       <table className="table">
         <thead><tr><th scope="col">Slug</th><th scope="col">Name</th><th scope="col">Endpoints</th><th scope="col">Members</th><th scope="col">Created</th></tr></thead>
         <tbody>
@@ -30,6 +32,7 @@ export function TenantsAdmin({ initial }: { initial: TenantsData }) {
           ))}
         </tbody>
       </table>
+      </TableScroll>
       <form onSubmit={submit} className="panel form-grid" aria-label="Create a tenant">
         <h3>Create a tenant</h3>
         <label>Slug (in webhook URLs)<input name="slug" required pattern="[a-z0-9][a-z0-9-]*" maxLength={64} /></label>

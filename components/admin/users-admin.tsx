@@ -6,6 +6,7 @@ import { useState, type FormEvent } from "react";
 import { api } from "@/components/api-client";
 import { ShownOnce } from "@/components/admin/shown-once";
 import { useAdminMutation } from "@/components/admin/use-admin-mutation";
+import { TableScroll } from "@/components/table-scroll";
 
 type User = { id: string; email: string; name: string | null; role: string; disabledAt: string | null; tenants: string[]; activeSessions: number };
 export type UsersData = { users: User[] };
@@ -63,10 +64,12 @@ export function UsersAdmin({ initial, tenants }: { initial: UsersData; tenants: 
     <section aria-labelledby="users-h">
       <h2 id="users-h">Users and roles</h2>
       {created && <ShownOnce label={`Password for ${created.email}`} value={created.password} onDone={() => setCreated(null)} />}
+      <TableScroll label="Users">
       <table className="table">
         <thead><tr><th scope="col">User</th><th scope="col">Role and tenants</th><th scope="col">State</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
         <tbody>{data.users.map((u) => <UserRow key={u.id} user={u} tenants={tenants} />)}</tbody>
       </table>
+      </TableScroll>
       <form onSubmit={submit} className="panel form-grid" aria-label="Create a user">
         <h3>Create a user</h3>
         <label>Email<input name="email" type="email" required /></label>

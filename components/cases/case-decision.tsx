@@ -3,9 +3,9 @@
 // correction posting before submitting); a different accountant approves or
 // rejects. The proposer gets no approve button; the server refuses them anyway.
 import { useRouter } from "next/navigation";
-import { useState, type FormEvent } from "react";
+import { useRef, useState, type FormEvent } from "react";
 import { PlanTable, type PlanLeg } from "@/components/cases/plan-table";
-import { resolutionLabel, type Resolution } from "@/components/cases/resolution-label";
+import { reasonCodeLabel, resolutionLabel, type Resolution } from "@/components/cases/resolution-label";
 import { formatMoney } from "@/components/money";
 import { correctionStake } from "@/lib/cases/stake";
 import { useApiMutation } from "@/components/use-api-mutation";
@@ -84,6 +84,7 @@ function ProposeForm(p: DecisionProps) {
 function PendingPanel(p: DecisionProps & { pending: PendingProposal }) {
   const router = useRouter();
   const [rejecting, setRejecting] = useState(false);
+  const [confirming, setConfirming] = useState(false);
   const decide = useApiMutation<{ decision: "approve" | "reject"; reason?: string }, { outcome: string }>((body) => ({ path: `/api/v1/tenants/${p.tenant}/cases/${p.caseId}/approvals`, body: { proposalId: p.pending.id, ...body } }), [["overview", p.tenant]]);
   const mine = p.pending.proposedById === p.me;
   const approvedByMe = p.pending.approvals.some((a) => a.approverId === p.me);
@@ -93,7 +94,7 @@ function PendingPanel(p: DecisionProps & { pending: PendingProposal }) {
       <h2 id="pending-h">Proposal waiting for approval</h2>
       <dl className="facts">
         <dt>Resolution</dt><dd>{resolutionLabel(p.pending.resolution, p.kind)}</dd>
-        {p.pending.reasonCode && <><dt>Reason code</dt><dd className="mono">{p.pending.reasonCode}</dd></>}
+        {p.pending.reasonCode && <><dt>Reason code</dt><dd data-testid="pending-reason-code">{reasonCodeLabel(p.pending.reasonCode)}</dd></>}
         <dt>Reason</dt><dd>{p.pending.reason}</dd>
         <dt>Proposed by</dt><dd>{p.pending.proposedByLabel} at {p.pending.proposedAt.replace("T", " ").slice(0, 16)} UTC</dd>
         <dt>Approvals</dt><dd>{approvals.length} of {p.pending.requiredApprovals}{approvals.length ? ` (${approvals.map((a) => a.approverLabel).join(", ")})` : ""}</dd>
@@ -108,9 +109,10 @@ function PendingPanel(p: DecisionProps & { pending: PendingProposal }) {
       ) : (
         <>
           <div className="button-row">
-            <button type="button" disabled={decide.isPending} onClick={() => decide.mutate({ decision: "approve" }, { onSuccess: () => router.refresh() })}>{p.pending.resolution === "CORRECT" ? "Approve and post the correction" : "Approve"}</button>
+            <button type="button" disabled={decide.isPending} onClick={() => { setRejecting(false); setConfirming(true); }}>{p.pending.resolution === "CORRECT" ? "Approve and post the correction…" : "Approve…"}</button>
             {!rejecting && <button type="button" className="danger" onClick={() => setRejecting(true)}>Reject…</button>}
           </div>
+          {confirming && <ApproveDialog {...p} lastApproval={approvals.length + 1 >= p.pending.requiredApprovals} pending={p.pending} busy={decide.isPending} error={decide.error?.message ?? null} onClose={() => setConfirming(false)} onConfirm={() => decide.mutate({ decision: "approve" }, { onSuccess: () => router.refresh() })} />}
           {rejecting && (
             <form className="stack" aria-label="Reject the proposal" onSubmit={(e) => { e.preventDefault(); decide.mutate({ decision: "reject", reason: String(new FormData(e.currentTarget).get("reason") ?? "") }, { onSuccess: () => router.refresh() }); }}>
               <label>Why is it rejected?<textarea name="reason" required minLength={3} maxLength={2000} autoFocus /></label>
@@ -121,6 +123,32 @@ function PendingPanel(p: DecisionProps & { pending: PendingProposal }) {
       )}
       {decide.error && <p role="alert" className="error">{decide.error.message}</p>}
     </section>
+  );
+}
+
+/** Approving moves money (or closes a case): it asks once, showing exactly what happens on confirm. */
+function ApproveDialog(p: DecisionProps & { pending: PendingProposal; lastApproval: boolean; busy: boolean; error: string | null; onClose: () => void; onConfirm: () => void }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const posts = p.pending.resolution === "CORRECT" && p.pending.correction;
+  return (
+    <dialog ref={(el) => { ref.current = el; if (el && !el.open) el.showModal(); }} onClose={p.onClose} aria-labelledby="approve-h" aria-describedby="approve-what">
+      <div className="stack">
+        <h2 id="approve-h">Approve case #{p.caseId}&apos;s proposal?</h2>
+        <p id="approve-what">
+          <strong>{resolutionLabel(p.pending.resolution, p.kind)}</strong>, proposed by {p.pending.proposedByLabel}
+          {p.pending.reasonCode ? <> ({reasonCodeLabel(p.pending.reasonCode)})</> : null}.{" "}
+          {!p.lastApproval
+            ? `Yours is approval ${p.pending.approvals.filter((a) => a.decision === "APPROVE").length + 1} of ${p.pending.requiredApprovals}: nothing is posted until a different accountant approves too.`
+            : posts ? "On confirm, this correction is posted to the ledger, at once and for good (a later fix is another correction):" : "On confirm, the case moves on; nothing is posted to the ledger."}
+        </p>
+        {posts && <div className="plan"><PlanTable legs={p.pending.correction!.legs} caption={`To be posted: ${p.pending.correction!.description}`} /></div>}
+        {p.error && <p role="alert" className="error">{p.error}</p>}
+        <div className="button-row">
+          <button type="button" disabled={p.busy} autoFocus onClick={p.onConfirm}>{p.busy ? "Approving…" : posts && p.lastApproval ? "Approve and post" : "Approve"}</button>
+          <button type="button" className="secondary" onClick={() => ref.current?.close()}>Cancel</button>
+        </div>
+      </div>
+    </dialog>
   );
 }
 

@@ -1,9 +1,2 @@
-// What each resolution means for this kind of case, in words: shared by the
-// server-rendered case page and the client-side decision form.
-export type Resolution = "TIMING" | "ESCALATE" | "CORRECT";
-
-export function resolutionLabel(r: Resolution, kind: "OURS_NOT_THEIRS" | "MISMATCH"): string {
-  if (r === "TIMING") return "Timing — the provider will report it later: re-check on the next run";
-  if (r === "ESCALATE") return kind === "OURS_NOT_THEIRS" ? "Confirmed valid — the provider's record is missing: escalate to them" : "Ours is right — the provider's record is wrong: escalate to them";
-  return kind === "OURS_NOT_THEIRS" ? "Correct — reverse our posting" : "Correct — adjust our posting to the provider's amount";
-}
+// The case labels live in one module shared by server and client (lib/cases/labels.ts).
+export { reasonCodeLabel, resolutionLabel, type Resolution } from "@/lib/cases/labels";

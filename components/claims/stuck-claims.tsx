@@ -58,19 +58,19 @@ export function StuckClaims({ tenant, initial, canReprocess }: { tenant: string;
           <p>No claim has been held longer than {duration(data.staleMs)} (the stale-claim threshold), no refund has waited that long for its payment, none has failed, and every event parsed. The sweep releases stale claims on its own; this list is for what it could not fix.</p>
         </div>
       ) : (
-        <table className="table">
+        <table className="table cards-narrow">
           <caption className="visually-hidden">Stuck claims and failed events, oldest first</caption>
           <thead><tr><th scope="col">Event</th><th scope="col">What</th><th scope="col">Reference</th><th scope="col">Age</th><th scope="col" className="num">Attempts</th><th scope="col">Last error</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
           <tbody>
             {data.items.map((i) => (
               <tr key={`${i.rawEventId}-${i.claimId ?? "e"}`}>
-                <td><Link href={`/t/${tenant}/events/${i.rawEventId}`}>#{i.rawEventId}</Link> <span className="muted">{i.provider}</span></td>
-                <td><span className={i.kind === "stale_claim" || i.kind === "waiting_claim" ? "tone-warn" : "tone-bad"}>{KIND[i.kind]}</span>{i.claimedAt && <div className="small muted">held {duration(now - Date.parse(i.claimedAt))}</div>}</td>
-                <td className="mono">{i.reference ?? "—"}</td>
-                <td title={`received ${utc(i.receivedAt)} UTC`}>{duration(now - Date.parse(i.receivedAt))}</td>
-                <td className="num">{i.attempts}</td>
-                <td className="small wrap">{i.lastError ?? "—"}</td>
-                <td>{canReprocess ? <button type="button" onClick={() => { setDone(null); setOpen(i); }} aria-label={`Reprocess event ${i.rawEventId}`}>Reprocess</button> : <span className="small muted">ops may reprocess</span>}</td>
+                <td data-label="Event"><Link href={`/t/${tenant}/events/${i.rawEventId}`}>#{i.rawEventId}</Link> <span className="muted">{i.provider}</span></td>
+                <td data-label="What"><span className={i.kind === "stale_claim" || i.kind === "waiting_claim" ? "tone-warn" : "tone-bad"}>{KIND[i.kind]}</span>{i.claimedAt && <div className="small muted">held {duration(now - Date.parse(i.claimedAt))}</div>}</td>
+                <td data-label="Reference" className="mono">{i.reference ?? "—"}</td>
+                <td data-label="Age" title={`received ${utc(i.receivedAt)} UTC`}>{duration(now - Date.parse(i.receivedAt))}</td>
+                <td data-label="Attempts" className="num">{i.attempts}</td>
+                <td data-label="Last error" className="small wrap">{i.lastError ?? "—"}</td>
+                <td className="row-actions">{canReprocess ? <button type="button" onClick={() => { setDone(null); setOpen(i); }} aria-label={`Reprocess event ${i.rawEventId}`}>Reprocess</button> : <span className="small muted">ops may reprocess</span>}</td>
               </tr>
             ))}
           </tbody>

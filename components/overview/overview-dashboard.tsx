@@ -11,13 +11,14 @@ import { DiscrepancyChart, type ChartDay } from "@/components/overview/discrepan
 
 type Verdict = { verdict: "falling" | "flat" | "rising"; slopePerDay: number; meanPerDay: number; days: number; reading: string };
 type Quantile = { kind: "none" } | { kind: "estimate"; seconds: number; bucket: { from: number; to: number } } | { kind: "above"; seconds: number };
+type AckWindow = { windowMs: number; from: string; p99: Quantile; deliveries: number; tone: "good" | "bad" | "none" };
 
 export type OverviewData = {
   range: { days: 30 | 90; from: string; to: string };
   series: { days: ChartDay[]; providers: string[]; total: number; reconciledDays: number };
   verdict: Verdict;
   verdictByProvider: Record<string, Verdict>;
-  ack: { p99: Quantile; deliveries: number; since: string };
+  ack: { sloSeconds: number; recent: AckWindow; day: AckWindow; since: string };
   eventsToday: { total: number; webhooks: number; fetched: number; since: string };
   outbox: { pending: number; oldestSeconds: number };
   stuck: { stale_claim: number; waiting_claim: number; failed_claim: number; failed_event: number; total: number; staleMs: number };
@@ -41,6 +42,43 @@ function ackText(q: Quantile): string {
   return `≈ ${latency(q.seconds)}`;
 }
 
+const TONE_WORD = { good: "within", bad: "over", none: "" } as const;
+
+/** "last 15 min", "last 24 h": the nominal window; the text below says what it actually covers. */
+function windowName(ms: number): string {
+  return ms % 3_600_000 === 0 ? `last ${ms / 3_600_000} h` : ms % 60_000 === 0 ? `last ${ms / 60_000} min` : `last ${Math.round(ms / 1000)} s`;
+}
+
+function AckWindowFigure({ w, slo, big }: { w: AckWindow; slo: number; big: boolean }) {
+  return (
+    <span className={`ack-window ack-${w.tone}`} data-testid={big ? "ack-recent" : "ack-day"} data-tone={w.tone}>
+      <span className={big ? "stat-value" : "ack-day-value"}>{ackText(w.p99)}</span>{" "}
+      <span className="small">
+        {windowName(w.windowMs)}
+        {w.tone !== "none" && <>, <span className={`tone-${w.tone}`}>{TONE_WORD[w.tone]} the {latency(slo)} objective</span></>}
+      </span>
+    </span>
+  );
+}
+
+function AckStat({ ack, now }: { ack: OverviewData["ack"]; now: string }) {
+  const r = ack.recent;
+  // The server's clock, not the browser's: the same text on both sides of hydration.
+  const started = Date.parse(r.from) > Date.parse(now) - r.windowMs;
+  return (
+    <div className={`stat ${r.tone === "bad" ? "stat-bad" : ""}`} data-testid="ack-p99">
+      <span className="stat-label">Acknowledgement p99</span>
+      <AckWindowFigure w={r} slo={ack.sloSeconds} big />
+      <AckWindowFigure w={ack.day} slo={ack.sloSeconds} big={false} />
+      <span className="small muted">
+        {r.deliveries === 0
+          ? `No deliveries acknowledged since ${utc(r.from, false)} UTC.`
+          : `${plural(r.deliveries, "delivery", "deliveries")} since ${utc(r.from, false)} UTC${started ? " (this web process started then)" : ""}; estimated from the latency histogram's buckets${r.p99.kind === "estimate" ? ` (${latency(r.p99.bucket.from)}–${latency(r.p99.bucket.to)})` : ""}, all tenants.`}
+      </span>
+    </div>
+  );
+}
+
 export function OverviewDashboard({ tenant, initial, links }: { tenant: string; initial: OverviewData; links: { claims: boolean; cases: boolean; reconciliation: boolean } }) {
   const [days, setDays] = useState<30 | 90>(initial.range.days);
   const { data, error, isFetching } = useQuery({
@@ -52,7 +90,7 @@ export function OverviewDashboard({ tenant, initial, links }: { tenant: string; 
   });
   if (!data) return <p className="muted">Loading…</p>;
   const v = data.verdict;
-  const caption = `Discrepancies per day, ${data.range.from} to ${data.range.to}: ${plural(data.series.total, "discrepancy", "discrepancies")} on ${plural(data.series.reconciledDays, "reconciled day")}${data.series.providers.length ? ` (${data.series.providers.join(", ")})` : ""}. Stacked areas per provider; the line is the 7-day average of all providers. Gaps are days never reconciled.`;
+  const caption = `Discrepancies per day, ${data.range.from} to ${data.range.to}: ${plural(data.series.total, "discrepancy", "discrepancies")} on ${plural(data.series.reconciledDays, "reconciled day")}${data.series.providers.length ? ` (${data.series.providers.join(", ")})` : ""}. One area per provider, overlaid; the line is the 7-day average of all providers. Hatched days were not reconciled for at least one provider (unknown, not zero).`;
   return (
     <div className="overview">
       {error && <p role="alert" className="error">Could not refresh: {error.message}. The figures below may be stale; they retry every {POLL_MS / 1000} s.</p>}
@@ -105,7 +143,7 @@ export function OverviewDashboard({ tenant, initial, links }: { tenant: string; 
               <thead><tr><th scope="col">Day</th>{data.series.providers.map((p) => <th key={p} scope="col" className="num">{p}</th>)}<th scope="col" className="num">Total</th><th scope="col" className="num">7-day average</th></tr></thead>
               <tbody>
                 {data.series.days.filter((d) => d.total !== null).map((d) => (
-                  <tr key={d.day}><td>{d.day}</td>{data.series.providers.map((p) => <td key={p} className="num">{d.byProvider[p] ?? "—"}</td>)}<td className="num">{d.total}</td><td className="num">{d.average7 ?? "—"}</td></tr>
+                  <tr key={d.day}><td>{d.day}</td>{data.series.providers.map((p) => <td key={p} className="num">{d.byProvider[p] ?? <span className="muted small">not reconciled</span>}</td>)}<td className="num">{d.total}</td><td className="num">{d.average7 ?? "—"}</td></tr>
                 ))}
               </tbody>
             </table>
@@ -113,15 +151,7 @@ export function OverviewDashboard({ tenant, initial, links }: { tenant: string; 
         </section>
 
         <aside aria-label="Operations" className="stat-column">
-          <div className="stat" data-testid="ack-p99">
-            <span className="stat-label">Acknowledgement p99</span>
-            <span className="stat-value">{ackText(data.ack.p99)}</span>
-            <span className="small muted">
-              {data.ack.deliveries === 0
-                ? `No deliveries acknowledged since this web process started (${utc(data.ack.since, false)} UTC).`
-                : `An estimate from the latency histogram's buckets${data.ack.p99.kind === "estimate" ? ` (${latency(data.ack.p99.bucket.from)}–${latency(data.ack.p99.bucket.to)})` : ""}, over ${plural(data.ack.deliveries, "delivery", "deliveries")} since this web process started at ${utc(data.ack.since, false)} UTC (all tenants).`}
-            </span>
-          </div>
+          <AckStat ack={data.ack} now={data.generatedAt} />
           <div className="stat">
             <span className="stat-label">Events received today</span>
             <span className="stat-value">{data.eventsToday.total}</span>

@@ -5,6 +5,7 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { api } from "@/components/api-client";
 import { duration, utc } from "@/components/format";
+import { TableScroll } from "@/components/table-scroll";
 
 export type RunRow = {
   id: string;
@@ -16,6 +17,8 @@ export type RunRow = {
   actorType: string;
   actorLabel: string;
   scheduledFor: string | null;
+  /** What started it, in words (lib/recon/runs.ts runStarter). */
+  startedBy: { kind: string; label: string };
   status: "RUNNING" | "DONE" | "FAILED";
   error: string | null;
   startedAt: string;
@@ -60,7 +63,7 @@ export function RunsTable({ tenant, before, initial }: { tenant: string; before:
           <p>Start one above against the provider&apos;s settlement API, or upload a settlement report. The worker also runs one every day at the scheduled time for each provider with an API key.</p>
         </div>
       ) : (
-        <div className="table-scroll">
+        <TableScroll label="Reconciliation runs">
         <table className="table" data-testid="runs-table">
           <caption className="visually-hidden">Reconciliation runs, newest first</caption>
           <thead>
@@ -76,7 +79,7 @@ export function RunsTable({ tenant, before, initial }: { tenant: string; before:
                 <td><Link href={`/t/${tenant}/reconciliation/${r.id}`}>#{r.id}</Link> <span className="muted">{r.provider}</span></td>
                 <td>{windowText(r)}</td>
                 <td>{r.source === "CSV" ? "report" : "API"}<div className="small muted">{r.sourceName ?? ""}</div></td>
-                <td>{r.actorLabel}<div className="small muted">{r.actorType.toLowerCase().replace("_", " ")}{r.scheduledFor ? " (daily run)" : ""}<br />{utc(r.startedAt, false)}</div></td>
+                <td data-testid="run-started-by">{r.startedBy.label}<div className="small muted">{utc(r.startedAt, false)}</div></td>
                 <td className="num">{r.status === "FAILED" ? "—" : r.matched}</td>
                 <td className="num">{r.status === "FAILED" ? "—" : r.theirsNotOurs}</td>
                 <td className="num">{r.status === "FAILED" ? "—" : r.oursNotTheirs}</td>
@@ -91,7 +94,7 @@ export function RunsTable({ tenant, before, initial }: { tenant: string; before:
             ))}
           </tbody>
         </table>
-        </div>
+        </TableScroll>
       )}
       {data.nextBefore && <nav aria-label="Pages" className="pager"><Link href={`/t/${tenant}/reconciliation?before=${data.nextBefore}`}>Older runs →</Link></nav>}
     </>

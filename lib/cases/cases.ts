@@ -21,21 +21,15 @@ import type { CaseKind, CaseResolution, CaseStatus, Provider } from "@/lib/gener
 import { writePosting, type Leg } from "@/lib/ledger/postings";
 import type { DomainResult } from "@/lib/platform/refusal";
 import { correctionStake, discrepancyStake, type Stake } from "@/lib/cases/stake";
+import { CORRECTION_REASONS } from "@/lib/cases/labels";
 
 /** A signed-in person: four-eyes is about people, so API tokens cannot decide cases. */
 export type Person = { userId: string; label: string };
 
 export const CASE_RESOLUTIONS: readonly CaseResolution[] = ["TIMING", "ESCALATE", "CORRECT"];
 
-/** Why a correction is right, as a code people can count. */
-export const CORRECTION_REASONS: readonly { code: string; label: string; kinds: readonly CaseKind[] }[] = [
-  { code: "not_settled", label: "The provider never settled it (failed or reversed at the provider)", kinds: ["OURS_NOT_THEIRS"] },
-  { code: "posted_in_error", label: "Posted in error (a duplicate or a wrong reference)", kinds: ["OURS_NOT_THEIRS"] },
-  { code: "test_payment", label: "A test payment that reached the live books", kinds: ["OURS_NOT_THEIRS"] },
-  { code: "amount_differs", label: "Our amount is wrong: adjust to the provider's", kinds: ["MISMATCH"] },
-  { code: "currency_differs", label: "Our currency is wrong: adjust to the provider's", kinds: ["MISMATCH"] },
-  { code: "other", label: "Other (say why in the reason)", kinds: ["OURS_NOT_THEIRS", "MISMATCH"] },
-];
+// The reason codes and their labels are shared with the client: lib/cases/labels.ts.
+export { CORRECTION_REASONS };
 
 /** Which resolutions make sense for a kind of case. */
 export function resolutionsFor(kind: CaseKind): CaseResolution[] {

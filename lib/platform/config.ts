@@ -89,6 +89,11 @@ const schema = z.object({
   /// Largest settlement report accepted by the dashboard's upload (bytes); the body is streamed to a temp file.
   TALLY_RECON_UPLOAD_MAX_BYTES: int(512 * 1024 * 1024),
 
+  /// Overview: the acknowledgement-latency objective (p99, milliseconds) the figure is
+  /// coloured against, and the short rolling window it is shown over (the other is 24 h).
+  TALLY_ACK_SLO_MS: int(50),
+  TALLY_ACK_RECENT_WINDOW_MS: int(15 * 60_000),
+
   /// Cases (four-eyes). A proposal whose amount at stake is above this (minor units,
   /// of the case's own currency) needs two different approvers besides the proposer.
   TALLY_CASE_SECOND_APPROVAL_ABOVE: int(100_000),

@@ -4,6 +4,27 @@
 import { prisma } from "@/lib/platform/db";
 import type { DiscrepancyBucket } from "@/lib/generated/prisma/enums";
 
+/**
+ * What started a run, in words: the daily schedule, a person, an API token, the
+ * CLI, or `npm start`'s demo. The demo's run takes the day's scheduled slot (so
+ * the schedule does not repeat it) but was not started by the schedule: the
+ * actor says who started a run, scheduledFor only which day's slot it holds.
+ */
+export type RunStarter = { kind: "schedule" | "person" | "api_token" | "cli" | "demo" | "system"; label: string };
+
+export const SCHEDULER_LABEL = "scheduler";
+export const DEMO_LABEL = "demo";
+
+export function runStarter(run: { actorType: string; actorLabel: string; scheduledFor: Date | null }): RunStarter {
+  if (run.actorType === "USER") return { kind: "person", label: run.actorLabel };
+  if (run.actorType === "API_TOKEN") return { kind: "api_token", label: `API ${run.actorLabel}` };
+  if (run.actorType === "CLI") return { kind: "cli", label: `the CLI (${run.actorLabel})` };
+  if (run.actorLabel === SCHEDULER_LABEL) return { kind: "schedule", label: run.scheduledFor ? `the daily schedule, for ${run.scheduledFor.toISOString().slice(0, 10)}` : "the daily schedule" };
+  if (run.actorLabel === DEMO_LABEL) return { kind: "demo", label: "the demo, at start-up" };
+  if (run.actorLabel === "demo seed") return { kind: "demo", label: "the demo's seeded history" };
+  return { kind: "system", label: run.actorLabel };
+}
+
 export async function listRuns(tenantId: string, o: { limit?: number; beforeId?: bigint } = {}) {
   const limit = Math.min(o.limit ?? 25, 100);
   const rows = await prisma.reconRun.findMany({
@@ -11,7 +32,7 @@ export async function listRuns(tenantId: string, o: { limit?: number; beforeId?:
     orderBy: { id: "desc" },
     take: limit + 1,
   });
-  const runs = rows.slice(0, limit);
+  const runs = rows.slice(0, limit).map((r) => ({ ...r, startedBy: runStarter(r) }));
   return { runs, nextBefore: rows.length > limit ? runs[runs.length - 1]!.id : null };
 }
 
@@ -23,6 +44,7 @@ export const BUCKETS: readonly DiscrepancyBucket[] = ["THEIRS_NOT_OURS", "OURS_N
 export async function getRun(tenantId: string, runId: bigint, perBucket = 500) {
   const run = await prisma.reconRun.findFirst({ where: { id: runId, tenantId } });
   if (!run) return null;
+  const startedBy = runStarter(run);
   const buckets = await Promise.all(
     BUCKETS.map(async (bucket) => {
       const where = { tenantId, bucket, runItems: { some: { runId } } };
@@ -38,7 +60,7 @@ export async function getRun(tenantId: string, runId: bigint, perBucket = 500) {
       return { bucket, count, items };
     }),
   );
-  return { run, buckets };
+  return { run, startedBy, buckets };
 }
 
 export type RunDetail = NonNullable<Awaited<ReturnType<typeof getRun>>>;

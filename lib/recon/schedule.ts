@@ -5,6 +5,7 @@ import { config } from "@/lib/platform/config";
 import { prisma } from "@/lib/platform/db";
 import { runReconciliation, type ReconSummary } from "@/lib/recon/run";
 import { settlementSourceFor } from "@/lib/recon/report-formats";
+import { SCHEDULER_LABEL } from "@/lib/recon/runs";
 import type { Window } from "@/lib/providers/types";
 
 const DAY = 86_400_000;
@@ -17,6 +18,17 @@ export function startOfUtcDay(d: Date): Date {
 export function lookbackWindow(now: Date, lookbackDays: number): Window {
   const to = startOfUtcDay(now);
   return { from: new Date(to.getTime() - lookbackDays * DAY), to };
+}
+
+/**
+ * A window never ends after its run started: nothing can have settled later, and a
+ * window reaching into the future claims a coverage the run cannot have (a run of
+ * "today" would read as if the rest of the day were checked). Null when the window
+ * starts at or after `start`: there is nothing to compare yet.
+ */
+export function windowEndingBy(window: Window, start: Date): Window | null {
+  if (window.from.getTime() >= start.getTime()) return null;
+  return window.to.getTime() > start.getTime() ? { from: window.from, to: start } : window;
 }
 
 export function lookbackDaysFor(settings: Record<string, unknown>): number {
@@ -41,7 +53,7 @@ export async function runDueReconciliations(now = new Date()): Promise<Scheduled
     if (!settlementSourceFor(e.provider) || !settings.apiKey) continue;
     const done = await prisma.reconRun.findUnique({ where: { tenantId_provider_scheduledFor: { tenantId: e.tenantId, provider: e.provider, scheduledFor: today } } });
     if (done) continue;
-    const r = await runReconciliation({ tenantId: e.tenantId, provider: e.provider, window: lookbackWindow(now, lookbackDaysFor(settings)), source: { kind: "api" }, actor: { ...SYSTEM_ACTOR, label: "scheduler" }, scheduledFor: today });
+    const r = await runReconciliation({ tenantId: e.tenantId, provider: e.provider, window: lookbackWindow(now, lookbackDaysFor(settings)), source: { kind: "api" }, actor: { ...SYSTEM_ACTOR, label: SCHEDULER_LABEL }, scheduledFor: today });
     outcomes.push(r.ok ? { tenantId: e.tenantId, provider: e.provider, result: "ran", summary: r.value } : { tenantId: e.tenantId, provider: e.provider, result: r.reason === "already_ran" ? "already_ran" : "failed", message: r.message });
   }
   return outcomes;

@@ -4,7 +4,7 @@ import { prisma } from "@/lib/platform/db";
 import type { Provider } from "@/lib/generated/prisma/enums";
 import { adapterFor } from "@/lib/providers";
 import { runReconciliation } from "@/lib/recon/run";
-import { lookbackDaysFor, lookbackWindow } from "@/lib/recon/schedule";
+import { lookbackDaysFor, lookbackWindow, windowEndingBy } from "@/lib/recon/schedule";
 import { discrepancyHistory, trendSummary } from "@/lib/recon/trend";
 import { reportFormats } from "@/lib/recon/report-formats";
 import { orFail, printJson, table, UsageError, type Command } from "@/workers/cli/framework";
@@ -35,6 +35,11 @@ export const reconCommands: Command[] = [
       if (!window && a.file === undefined) {
         const endpoint = await prisma.providerEndpoint.findUnique({ where: { tenantId_provider: { tenantId: tenant.id, provider: adapter.provider } } });
         window = lookbackWindow(new Date(), lookbackDaysFor((endpoint?.settings ?? {}) as Record<string, unknown>));
+      }
+      if (window) {
+        const asked = window;
+        window = windowEndingBy(asked, new Date()) ?? undefined;
+        if (!window) throw new UsageError(`The window starts after now (${asked.from.toISOString()}): nothing can have settled there yet`);
       }
       const source = a.file !== undefined ? { kind: "csv" as const, file: String(a.file), format: a.format === undefined ? undefined : String(a.format) } : { kind: "api" as const };
       const r = orFail(await runReconciliation({ tenantId: tenant.id, provider: adapter.provider as Provider, window, source, actor: cliActor() }));

@@ -1,10 +1,11 @@
 // Audit log: who did what, when and why, for this tenant (admins may include
 // entries tied to no tenant: sign-ins, admin users). Read-only.
 import Link from "next/link";
-import { EmptyState, NoAccess } from "@/components/states";
+import { EmptyState, NoAccess, NothingMatches } from "@/components/states";
 import { listAudit } from "@/lib/admin/audit";
 import { requirePage } from "@/lib/auth/page-access";
 import { AuditQuery } from "@/lib/platform/query-params";
+import { TableScroll } from "@/components/table-scroll";
 
 export const dynamic = "force-dynamic";
 
@@ -36,8 +37,13 @@ export default async function AuditPage({ params, searchParams }: { params: Prom
         <button type="submit">Filter</button>
       </form>
       {!q.success && <p role="alert" className="error">Fix the filter: {q.error.issues.map((i) => `${i.path.join(".")} ${i.message}`).join("; ")}</p>}
-      {page && page.entries.length === 0 && <EmptyState title="No audit entries match"><p>Clear the filters{isAdmin ? ", or include global entries," : ""} to see more.</p></EmptyState>}
+      {page && page.entries.length === 0 && (raw.action || raw.actor || raw.from || raw.to ? (
+        <NothingMatches what="audit entries" clearHref={`/t/${slug}/audit`}>{isAdmin && raw.scope !== "all" ? <p>Sign-ins and user changes are global: choose &ldquo;This tenant and global&rdquo; to include them.</p> : null}</NothingMatches>
+      ) : (
+        <EmptyState title="No audit entries yet"><p>Every change a person makes (secrets, users, reprocessing, case decisions, reconciliation runs) is recorded here{isAdmin ? "; sign-ins and user changes are global: choose \u201cThis tenant and global\u201d to include them" : ""}.</p></EmptyState>
+      ))}
       {page && page.entries.length > 0 && (
+        <TableScroll label="Audit entries">
         <table className="table">
           <thead><tr><th scope="col">When (UTC)</th><th scope="col">Who</th><th scope="col">What</th><th scope="col">Subject</th><th scope="col">Why</th><th scope="col">Details</th></tr></thead>
           <tbody>
@@ -53,6 +59,7 @@ export default async function AuditPage({ params, searchParams }: { params: Prom
             ))}
           </tbody>
         </table>
+        </TableScroll>
       )}
       {page?.nextBefore && <nav aria-label="Pages" className="pager"><Link href={`/t/${slug}/audit?${new URLSearchParams({ ...Object.fromEntries(keep), before: page.nextBefore.toString() })}`}>Older →</Link></nav>}
     </>

@@ -1,16 +1,18 @@
 // Cases: ours-not-theirs and mismatches found by reconciliation, for accountants
 // to decide with four eyes. Open first; closed ones on request.
 import Link from "next/link";
+import { CASE_KIND_LABEL, CASE_STATUS_LABEL } from "@/lib/cases/labels";
 import { formatMoney } from "@/components/money";
-import { EmptyState, NoAccess } from "@/components/states";
+import { EmptyState, NoAccess, NothingMatches } from "@/components/states";
 import { requirePage } from "@/lib/auth/page-access";
 import { listCases } from "@/lib/cases/cases";
 import { bigintId } from "@/lib/platform/query-params";
+import { TableScroll } from "@/components/table-scroll";
 
 export const dynamic = "force-dynamic";
 
-const STATUS: Record<string, string> = { OPEN: "to decide", PROPOSED: "awaiting approval", WAITING: "waiting for the next run", ESCALATED: "escalated to the provider", RESOLVED: "resolved" };
-const KIND: Record<string, string> = { OURS_NOT_THEIRS: "ours, not theirs", MISMATCH: "mismatch" };
+const STATUS: Record<string, string> = CASE_STATUS_LABEL;
+const KIND: Record<string, string> = CASE_KIND_LABEL;
 const money = (amount: bigint | null, currency: string | null) => (amount === null || !currency ? "—" : formatMoney(amount, currency.trim()));
 
 export default async function CasesPage({ params, searchParams }: { params: Promise<{ tenant: string }>; searchParams: Promise<{ state?: string; kind?: string; before?: string }> }) {
@@ -43,11 +45,14 @@ export default async function CasesPage({ params, searchParams }: { params: Prom
         </label>
         <button type="submit">Filter</button>
       </form>
-      {page.cases.length === 0 ? (
-        <EmptyState title={state === "open" ? "No open cases" : "No cases match"}>
-          <p>{state === "open" ? "Every discrepancy reconciliation found has been decided. New cases appear here after each run." : "Widen the filter to see more."}</p>
+      {page.cases.length === 0 && kind ? (
+        <NothingMatches what="cases" clearHref={`/t/${slug}/cases?state=${state}`}><p>No {state === "open" ? "open " : state === "closed" ? "resolved " : ""}case of kind {KIND[kind]}.</p></NothingMatches>
+      ) : page.cases.length === 0 ? (
+        <EmptyState title={state === "open" ? "No open cases" : state === "closed" ? "No resolved cases yet" : "No cases yet"}>
+          <p>{state === "open" ? "Every discrepancy reconciliation found has been decided. New cases appear here after each run." : "Cases appear when a reconciliation run finds a payment the provider has no record of, or an amount that differs."}</p>
         </EmptyState>
       ) : (
+        <TableScroll label="Cases">
         <table className="table" data-testid="cases-table">
           <caption className="visually-hidden">Cases, newest first</caption>
           <thead><tr><th scope="col">Case</th><th scope="col">Kind</th><th scope="col">Reference</th><th scope="col">Day</th><th scope="col" className="num">Ours</th><th scope="col" className="num">Theirs</th><th scope="col">State</th><th scope="col">Proposal</th></tr></thead>
@@ -70,6 +75,7 @@ export default async function CasesPage({ params, searchParams }: { params: Prom
             })}
           </tbody>
         </table>
+        </TableScroll>
       )}
       {page.nextBefore && <nav aria-label="Pages" className="pager"><Link href={`/t/${slug}/cases?${new URLSearchParams({ state, ...(kind && { kind }), before: page.nextBefore.toString() })}`}>Older cases →</Link></nav>}
     </>

@@ -2,10 +2,11 @@
 // credit-normal and shown as −amount (see components/money.ts).
 import Link from "next/link";
 import { displayBalance, formatMoney } from "@/components/money";
-import { EmptyState, NoAccess } from "@/components/states";
+import { EmptyState, NoAccess, NothingMatches } from "@/components/states";
 import { listAccounts } from "@/lib/ledger/accounts";
 import { requirePage } from "@/lib/auth/page-access";
 import { AccountQuery } from "@/lib/platform/query-params";
+import { TableScroll } from "@/components/table-scroll";
 
 export const dynamic = "force-dynamic";
 
@@ -33,12 +34,18 @@ export default async function LedgerPage({ params, searchParams }: { params: Pro
       </form>
       <p className="muted">Balances as people read them: a customer balance is what we owe the customer (the ledger stores it as a credit); a clearing balance is what the provider owes us.</p>
       {!q.success && <p role="alert" className="error">Fix the filter: {q.error.issues.map((i) => `${i.path.join(".")} ${i.message}`).join("; ")}</p>}
-      {page && page.accounts.length === 0 && (
+      {page && page.accounts.length === 0 && (raw.code || raw.kind) && (
+        <NothingMatches what="accounts" clearHref={`/t/${slug}/ledger`}>
+          <p>No account{raw.code ? <> whose code contains <code>{raw.code}</code></> : null}{raw.kind ? <> of kind {raw.kind.toLowerCase().replace("_", " ")}</> : null}.</p>
+        </NothingMatches>
+      )}
+      {page && page.accounts.length === 0 && !raw.code && !raw.kind && (
         <EmptyState title="No accounts yet">
           <p>Accounts appear when the worker posts this tenant’s first payment. Check <Link href={`/t/${slug}/events`}>Events</Link> for deliveries waiting or failed.</p>
         </EmptyState>
       )}
       {page && page.accounts.length > 0 && (
+        <TableScroll label="Accounts">
         <table className="table">
           <thead><tr><th scope="col">Account</th><th scope="col">Kind</th><th scope="col">Name</th><th scope="col" className="num">Balance</th></tr></thead>
           <tbody>
@@ -52,6 +59,7 @@ export default async function LedgerPage({ params, searchParams }: { params: Pro
             ))}
           </tbody>
         </table>
+        </TableScroll>
       )}
       {page?.nextAfter && <nav aria-label="Pages" className="pager"><Link href={`/t/${slug}/ledger?${new URLSearchParams({ ...(raw.code && { code: raw.code }), ...(raw.kind && { kind: raw.kind }), after: page.nextAfter.toString() })}`}>More accounts →</Link></nav>}
     </>

@@ -2,6 +2,7 @@
 // posting, the provider's settlement line or its absence), then the decision:
 // propose (with the exact correction shown first), approve or reject, history.
 import Link from "next/link";
+import { CASE_STATUS_LABEL, reasonCodeLabel } from "@/lib/cases/labels";
 import { notFound } from "next/navigation";
 import { CaseDecision, type DecisionProps, type PendingProposal } from "@/components/cases/case-decision";
 import { PlanTable, type PlanLeg } from "@/components/cases/plan-table";
@@ -18,7 +19,7 @@ import { bigintId } from "@/lib/platform/query-params";
 
 export const dynamic = "force-dynamic";
 
-const STATUS: Record<string, string> = { OPEN: "to decide", PROPOSED: "awaiting approval", WAITING: "waiting for the next run", ESCALATED: "escalated to the provider", RESOLVED: "resolved" };
+const STATUS: Record<string, string> = CASE_STATUS_LABEL;
 const money = (amount: bigint | null, currency: string | null) => (amount === null || !currency ? "—" : formatMoney(amount, currency.trim()));
 
 export default async function CasePage({ params }: { params: Promise<{ tenant: string; id: string }> }) {
@@ -108,7 +109,7 @@ export default async function CasePage({ params }: { params: Promise<{ tenant: s
           <ol className="steps">
             {c.proposals.map((p) => (
               <li key={p.id.toString()}>
-                <strong>{p.proposedByLabel}</strong> proposed <em>{resolutionLabel(p.resolution, c.kind)}</em> at {utc(p.proposedAt, false)} UTC{p.reasonCode ? <> ({p.reasonCode})</> : null}: “{p.reason}” — <span className={p.status === "APPROVED" ? "tone-good" : p.status === "REJECTED" ? "tone-bad" : ""}>{p.status.toLowerCase()}</span>
+                <strong>{p.proposedByLabel}</strong> proposed <em>{resolutionLabel(p.resolution, c.kind)}</em> at {utc(p.proposedAt, false)} UTC{p.reasonCode ? <>, reason code: {reasonCodeLabel(p.reasonCode)}</> : null}: “{p.reason}” — <span className={p.status === "APPROVED" ? "tone-good" : p.status === "REJECTED" ? "tone-bad" : ""}>{p.status.toLowerCase()}</span>
                 {p.approvals.length > 0 && (
                   <ul>{p.approvals.map((a) => <li key={a.id.toString()}>{a.approverLabel} {a.decision === "APPROVE" ? "approved" : "rejected"} at {utc(a.at, false)} UTC{a.reason ? `: “${a.reason}”` : ""}</li>)}</ul>
                 )}

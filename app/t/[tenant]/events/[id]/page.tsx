@@ -10,6 +10,7 @@ import { requirePage } from "@/lib/auth/page-access";
 import { mayUse } from "@/lib/auth/roles";
 import { bodyAsText, getEvent, type EventDetail } from "@/lib/views/events";
 import { bigintId } from "@/lib/platform/query-params";
+import { TableScroll } from "@/components/table-scroll";
 
 export const dynamic = "force-dynamic";
 
@@ -73,6 +74,7 @@ export default async function EventPage({ params }: { params: Promise<{ tenant: 
         postings.map((p) => (
           <section key={p.id.toString()} className="panel" aria-label={`Posting ${p.id}`}>
             <h3>Posting #{p.id.toString()} · {p.kind.toLowerCase()} · {p.description}</h3>
+            <TableScroll label={`Posting ${p.id} legs`}>
             <table className="table">
               <thead><tr><th scope="col">Account</th><th scope="col" className="num">Debit</th><th scope="col" className="num">Credit</th></tr></thead>
               <tbody>
@@ -85,6 +87,7 @@ export default async function EventPage({ params }: { params: Promise<{ tenant: 
                 ))}
               </tbody>
             </table>
+            </TableScroll>
             <h4>Receipts</h4>
             {p.outbox.length === 0 ? <p className="muted">No receipt queued for this posting.</p> : (
               <ul>
@@ -103,6 +106,7 @@ export default async function EventPage({ params }: { params: Promise<{ tenant: 
       <RawBody bytes={bytes} text={bodyAsText(bytes)} />
 
       <h2>Headers</h2>
+      <TableScroll label="Headers">
       <table className="table headers">
         <thead><tr><th scope="col">Name</th><th scope="col">Value</th></tr></thead>
         <tbody>
@@ -111,6 +115,7 @@ export default async function EventPage({ params }: { params: Promise<{ tenant: 
           ))}
         </tbody>
       </table>
+      </TableScroll>
     </>
   );
 }

@@ -6,6 +6,7 @@ import { NoAccess } from "@/components/states";
 import { getAccount, listEntries } from "@/lib/ledger/accounts";
 import { requirePage } from "@/lib/auth/page-access";
 import { bigintId } from "@/lib/platform/query-params";
+import { TableScroll } from "@/components/table-scroll";
 
 export const dynamic = "force-dynamic";
 
@@ -30,6 +31,7 @@ export default async function AccountPage({ params, searchParams }: { params: Pr
       </ul>
       <h2>Entries</h2>
       {page.entries.length === 0 ? <p className="muted">No entries on this account.</p> : (
+        <TableScroll label="Entries">
         <table className="table">
           <thead><tr><th scope="col">Entry</th><th scope="col">Occurred</th><th scope="col">Posting</th><th scope="col">Reference</th><th scope="col" className="num">Debit</th><th scope="col" className="num">Credit</th></tr></thead>
           <tbody>
@@ -45,6 +47,7 @@ export default async function AccountPage({ params, searchParams }: { params: Pr
             ))}
           </tbody>
         </table>
+        </TableScroll>
       )}
       {page.nextBefore && <nav aria-label="Pages" className="pager"><Link href={`/t/${slug}/ledger/${id}?before=${page.nextBefore}`}>Older entries →</Link></nav>}
     </>

@@ -10,6 +10,7 @@ import { mayUse } from "@/lib/auth/roles";
 import type { DiscrepancyBucket } from "@/lib/generated/prisma/enums";
 import { bigintId } from "@/lib/platform/query-params";
 import { getRun } from "@/lib/recon/runs";
+import { TableScroll } from "@/components/table-scroll";
 
 export const dynamic = "force-dynamic";
 
@@ -39,7 +40,7 @@ export default async function RunPage({ params }: { params: Promise<{ tenant: st
         <dt>Provider</dt><dd>{run.provider}</dd>
         <dt>Window</dt><dd>{run.status === "FAILED" && run.windowFrom.getTime() === 0 ? "not known: the report was refused before its lines were read" : <>{utc(run.windowFrom)} → {utc(run.windowTo)} UTC</>}</dd>
         <dt>Source</dt><dd>{run.source === "CSV" ? "settlement report" : "settlement API"}{run.sourceName ? <> · <span className="mono">{run.sourceName}</span></> : null}</dd>
-        <dt>Started by</dt><dd>{run.actorLabel} ({run.actorType.toLowerCase().replace("_", " ")}{run.scheduledFor ? `, the daily run for ${run.scheduledFor.toISOString().slice(0, 10)}` : ""}) at {utc(run.startedAt)} UTC</dd>
+        <dt>Started by</dt><dd data-testid="run-started-by">{detail.startedBy.label} at {utc(run.startedAt)} UTC</dd>
         <dt>Took</dt><dd>{run.durationMs === null ? "—" : run.durationMs < 1000 ? `${run.durationMs} ms` : duration(run.durationMs)}</dd>
         {run.webhooksReceived !== null && <><dt>Webhooks in the window</dt><dd>{run.webhooksReceived}{run.silenceAlert ? <span className="tone-bad"> — too few for what was settled: webhook-silence alert raised</span> : null}</dd></>}
         {run.error && <><dt>Error</dt><dd className="error">{run.error}</dd></>}
@@ -59,6 +60,7 @@ export default async function RunPage({ params }: { params: Promise<{ tenant: st
           <h2 id={b.bucket}>{BUCKET[b.bucket].title} <span className="muted">({b.count})</span></h2>
           <p className="muted small">{BUCKET[b.bucket].explain}</p>
           {b.count === 0 ? <p className="muted">None in this run.</p> : (
+            <TableScroll label={`${BUCKET[b.bucket].title}, scrolls sideways`}>
             <table className="table">
               <thead><tr><th scope="col">Reference</th><th scope="col">Day</th><th scope="col" className="num">Theirs</th><th scope="col" className="num">Ours</th><th scope="col">State</th><th scope="col">Note</th>{b.bucket !== "THEIRS_NOT_OURS" && <th scope="col">Case</th>}</tr></thead>
               <tbody>
@@ -75,6 +77,7 @@ export default async function RunPage({ params }: { params: Promise<{ tenant: st
                 ))}
               </tbody>
             </table>
+            </TableScroll>
           )}
           {b.count > b.items.length && <p className="muted small">Showing the first {b.items.length} of {b.count}.</p>}
         </section>

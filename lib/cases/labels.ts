@@ -1,0 +1,33 @@
+// Every code a case carries, in the words people read: the correction reason
+// codes the proposer picks from, the resolutions, the case statuses and kinds.
+// One module for the server (validation, pages) and the client (the decision
+// form), with no database access, so the label a proposer picked is the label
+// the checker, the history and the audit reader see.
+export type CaseKindCode = "OURS_NOT_THEIRS" | "MISMATCH";
+export type Resolution = "TIMING" | "ESCALATE" | "CORRECT";
+export type CaseStatusCode = "OPEN" | "PROPOSED" | "WAITING" | "ESCALATED" | "RESOLVED";
+
+/** Why a correction is right, as a code people can count. */
+export const CORRECTION_REASONS: readonly { code: string; label: string; kinds: readonly CaseKindCode[] }[] = [
+  { code: "not_settled", label: "The provider never settled it (failed or reversed at the provider)", kinds: ["OURS_NOT_THEIRS"] },
+  { code: "posted_in_error", label: "Posted in error (a duplicate or a wrong reference)", kinds: ["OURS_NOT_THEIRS"] },
+  { code: "test_payment", label: "A test payment that reached the live books", kinds: ["OURS_NOT_THEIRS"] },
+  { code: "amount_differs", label: "Our amount is wrong: adjust to the provider's", kinds: ["MISMATCH"] },
+  { code: "currency_differs", label: "Our currency is wrong: adjust to the provider's", kinds: ["MISMATCH"] },
+  { code: "other", label: "Other (say why in the reason)", kinds: ["OURS_NOT_THEIRS", "MISMATCH"] },
+];
+
+/** The label the proposer picked; a code no longer offered still reads as itself rather than vanishing. */
+export function reasonCodeLabel(code: string): string {
+  return CORRECTION_REASONS.find((r) => r.code === code)?.label ?? code;
+}
+
+export function resolutionLabel(r: Resolution, kind: CaseKindCode): string {
+  if (r === "TIMING") return "Timing — the provider will report it later: re-check on the next run";
+  if (r === "ESCALATE") return kind === "OURS_NOT_THEIRS" ? "Confirmed valid — the provider's record is missing: escalate to them" : "Ours is right — the provider's record is wrong: escalate to them";
+  return kind === "OURS_NOT_THEIRS" ? "Correct — reverse our posting" : "Correct — adjust our posting to the provider's amount";
+}
+
+export const CASE_STATUS_LABEL: Record<CaseStatusCode, string> = { OPEN: "to decide", PROPOSED: "awaiting approval", WAITING: "waiting for the next run", ESCALATED: "escalated to the provider", RESOLVED: "resolved" };
+
+export const CASE_KIND_LABEL: Record<CaseKindCode, string> = { OURS_NOT_THEIRS: "ours, not theirs", MISMATCH: "mismatch" };
