@@ -1,3 +1,4 @@
+import { confirmPaypal } from "@/lib/providers/paypal/confirm";
 import { parsePaypal } from "@/lib/providers/paypal/parse";
 import { PAYPAL_HEADERS, verifyPaypal } from "@/lib/providers/paypal/verify";
 import type { ProviderAdapter } from "@/lib/providers/types";
@@ -7,4 +8,6 @@ export const paypal: ProviderAdapter = {
   headerNames: PAYPAL_HEADERS,
   verify: verifyPaypal,
   parse: parsePaypal,
+  // The signature covers a CRC-32 of the body, which anyone can match: PayPal's API is asked before posting.
+  confirm: confirmPaypal,
 };
