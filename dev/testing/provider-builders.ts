@@ -54,7 +54,8 @@ export function anAdyenItem(o: AdyenItemOptions = {}): Record<string, unknown> {
     eventCode,
     eventDate: o.eventDate ?? "2026-12-02T15:04:05+01:00",
     merchantAccountCode: "TallyTestMerchant",
-    merchantReference: o.merchantReference ?? unique("order-"),
+    // The account rides in the signed merchantReference (lib/providers/adyen/parse.ts).
+    merchantReference: o.merchantReference ?? `acct_alice/${unique("order-")}`,
     ...(o.originalReference !== undefined && { originalReference: o.originalReference }),
     ...(eventCode === "AUTHORISATION" && { operations: ["CANCEL", "CAPTURE", "REFUND"], paymentMethod: "visa", reason: "033899:1111:03/2030" }),
     pspReference: o.pspReference ?? aPspReference(),
