@@ -24,6 +24,7 @@ import { ledgerViolations } from "@/lib/ledger/invariants";
 import type { Delivery } from "@/dev/simulator/day";
 import { readDayFile, type DayHeader } from "@/dev/simulator/day-file";
 import { FlutterwaveAccounts } from "@/dev/simulator/flutterwave-api";
+import { PaypalAccounts } from "@/dev/simulator/paypal-api";
 import { localCertificatePrefix, startLocalProviderApis, type LocalProviderApis } from "@/dev/simulator/local-apis";
 import type { PaypalSigning } from "@/dev/simulator/paypal-certificate";
 import { seeded } from "@/lib/providers/simulation/random";
@@ -75,7 +76,15 @@ export type RunReport = {
 
 export type ReplayResult = { runs: RunReport[]; ok: boolean; differences: string[] };
 
-type TenantInfo = { slug: string; id: string; secrets: TenantSecrets; /** Flutterwave's API secret key, which the local verify API checks. */ flutterwaveKey?: string };
+type TenantInfo = {
+  slug: string;
+  id: string;
+  secrets: TenantSecrets;
+  /** Flutterwave's API secret key, which the local verify API checks. */
+  flutterwaveKey?: string;
+  /** PayPal's REST app credentials, which the local token API checks. */
+  paypalApp?: { clientId: string; clientSecret: string };
+};
 
 /** Worker intervals shortened so that a killed worker's claims are swept within seconds. */
 export const REPLAY_WORKER_ENV: Record<string, string> = {
@@ -96,10 +105,11 @@ const newSecret = (provider: SimProvider) => (provider === "paystack" ? `sk_test
 
 /**
  * The tenant, with an endpoint and an active secret for every provider of the day,
- * and the settings those providers need: PayPal's webhook id, Flutterwave's API
- * secret key and base URL (the local verify API, a new port each replay).
+ * and the settings those providers need: PayPal's webhook id and REST app credentials,
+ * Flutterwave's API secret key, and the base URL of both APIs (the local provider
+ * APIs, a new port each replay unless a certificate prefix fixes it).
  */
-async function ensureTenant(slug: string, providers: readonly SimProvider[], flutterwaveApi: string): Promise<TenantInfo> {
+async function ensureTenant(slug: string, providers: readonly SimProvider[], providerApi: string): Promise<TenantInfo> {
   if (!(await prisma.tenant.findUnique({ where: { slug } }))) {
     const created = await createTenant({ slug, name: `Replay ${slug}` }, SYSTEM_ACTOR);
     if (!created.ok) throw new Error(created.message);
@@ -107,6 +117,7 @@ async function ensureTenant(slug: string, providers: readonly SimProvider[], flu
   const tenant = await prisma.tenant.findUniqueOrThrow({ where: { slug } });
   const secrets: TenantSecrets = {};
   let flutterwaveKey: string | undefined;
+  let paypalApp: TenantInfo["paypalApp"];
   for (const provider of providers) {
     const latest = () => prisma.endpointSecret.findFirst({ where: { endpoint: { tenantId: tenant.id, provider }, revokedAt: null }, orderBy: { createdAt: "desc" } });
     if (!(await latest())) {
@@ -122,15 +133,21 @@ async function ensureTenant(slug: string, providers: readonly SimProvider[], flu
     if (provider === "paypal") {
       // PayPal signs for the webhook's id, not with a secret: the id is what binds a delivery to this endpoint.
       const webhookId = typeof settings.webhookId === "string" ? settings.webhookId : `WH-REPLAY-${generateSecret("paypal").slice(0, 16).toUpperCase()}`;
-      if (settings.webhookId !== webhookId) await change({ webhookId });
       secrets.paypal = webhookId;
+      // The worker asks PayPal's API (here the local one) for each capture and refund before posting it.
+      const clientId = typeof settings.clientId === "string" ? settings.clientId : `AV-REPLAY-${generateSecret("paypal").slice(0, 20)}`;
+      const clientSecret = typeof settings.clientSecret === "string" ? settings.clientSecret : `EP-REPLAY-${generateSecret("paypal").slice(0, 24)}`;
+      paypalApp = { clientId, clientSecret };
+      if (settings.webhookId !== webhookId || settings.clientId !== clientId || settings.clientSecret !== clientSecret || settings.apiBaseUrl !== providerApi) {
+        await change({ webhookId, clientId, clientSecret, apiBaseUrl: providerApi });
+      }
     }
     if (provider === "flutterwave") {
       flutterwaveKey = typeof settings.secretKey === "string" ? settings.secretKey : `FLWSECK_TEST-${generateSecret("flutterwave").slice(0, 32)}-X`;
-      await change({ secretKey: flutterwaveKey, apiBaseUrl: flutterwaveApi });
+      await change({ secretKey: flutterwaveKey, apiBaseUrl: providerApi });
     }
   }
-  return { slug, id: tenant.id, secrets, flutterwaveKey };
+  return { slug, id: tenant.id, secrets, flutterwaveKey, paypalApp };
 }
 
 /**
@@ -353,8 +370,9 @@ export async function replay(o: ReplayOptions): Promise<ReplayResult> {
   const { header, deliveries } = await readDayFile(o.file);
   const providers = [...new Set(deliveries.map((d) => d.provider))].sort();
   const accounts = new FlutterwaveAccounts();
+  const paypalApps = new PaypalAccounts();
   // Served where the product was told to trust PayPal certificates, when it was told.
-  const apis = await startLocalProviderApis({ flutterwave: accounts, certificatePrefix: providers.includes("paypal") ? localCertificatePrefix(config().TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES) : null });
+  const apis = await startLocalProviderApis({ flutterwave: accounts, paypal: paypalApps, certificatePrefix: providers.includes("paypal") ? localCertificatePrefix(config().TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES) : null });
   try {
     /** A run's own tenants, named <prefix>-r<run>-<slug>: every run starts from an empty ledger. */
     const tenantsOf = async (run: number) => {
@@ -364,6 +382,7 @@ export async function replay(o: ReplayOptions): Promise<ReplayResult> {
         const tenant = await ensureTenant(`${prefix}-${slug}`, providers, apis.url);
         tenants.set(slug, tenant);
         if (tenant.flutterwaveKey) accounts.add(tenant.flutterwaveKey, header.movements.filter((m) => m.tenant === slug));
+        if (tenant.paypalApp) paypalApps.add(tenant.paypalApp.clientId, tenant.paypalApp.clientSecret, header.movements.filter((m) => m.tenant === slug));
       }
       return { prefix, tenants };
     };

@@ -1,7 +1,7 @@
 // The migrations and schema.prisma describe the same database: apply the
 // migrations to one database, Prisma's own DDL for the schema to another, and
 // compare what Prisma can express (tables, columns, types, defaults, keys,
-// indexes, enums). CHECK constraints and triggers exist only in migrations.
+// indexes, enums). CHECK constraints, triggers and partial indexes exist only in migrations.
 import { execFileSync } from "node:child_process";
 import path from "node:path";
 import pg from "pg";
@@ -35,7 +35,8 @@ async function catalog(url: string) {
     return {
       columns: await q(`SELECT table_name, column_name, data_type, udt_name, character_maximum_length, numeric_precision, datetime_precision, is_nullable, column_default
                         FROM information_schema.columns WHERE table_schema = 'public' AND table_name <> '_prisma_migrations'`),
-      indexes: await q(`SELECT tablename, indexname, indexdef FROM pg_indexes WHERE schemaname = 'public' AND tablename <> '_prisma_migrations'`),
+      // Partial indexes (… WHERE …) are migration-only: Prisma's schema cannot express them.
+      indexes: await q(`SELECT tablename, indexname, indexdef FROM pg_indexes WHERE schemaname = 'public' AND tablename <> '_prisma_migrations' AND indexdef NOT LIKE '% WHERE %'`),
       constraints: await q(`SELECT conrelid::regclass::text AS table, conname, pg_get_constraintdef(oid) AS def FROM pg_constraint
                             WHERE connamespace = 'public'::regnamespace AND contype IN ('p','f','u') AND conrelid::regclass::text <> '_prisma_migrations'`),
       enums: await q(`SELECT t.typname, array_agg(e.enumlabel ORDER BY e.enumsortorder) AS labels FROM pg_type t JOIN pg_enum e ON e.enumtypid = t.oid GROUP BY t.typname`),

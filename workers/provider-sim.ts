@@ -2,7 +2,8 @@
 // otherwise). Sends a generated day of correctly signed webhooks to Tally (with
 // retries, duplicates, reordering, reformatted payloads and dropped deliveries),
 // then keeps serving what Tally calls back: Stripe's settlement API for
-// reconciliation, Flutterwave's verify endpoint, the PayPal certificate. Until Ctrl-C.
+// reconciliation, Flutterwave's verify endpoint, PayPal's token and payments API
+// and certificate. Until Ctrl-C.
 import { parseArgs } from "node:util";
 import { generateDay, providersFromText } from "@/dev/simulator/day";
 import type { SimProvider } from "@/lib/providers/simulation/script";
@@ -62,6 +63,7 @@ async function main() {
   const date = new Date(dayStart * 1000).toISOString().slice(0, 10);
   console.log(`Simulator at ${sim.url} playing ${names.join(", ")}; ${day.movements.length} movements on ${date}`);
   if (names.includes("paypal")) console.log(`PayPal deliveries are signed with the simulator's certificate at ${sim.paypalCertUrl}: start Tally with TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES=${sim.url}/ (and TALLY_ALLOW_INSECURE_SIMULATORS=1 under npm start), or they are refused`);
+  if (names.includes("paypal")) console.log(`PayPal captures and refunds are confirmed here first: npm run tally -- endpoint set --tenant ${args.tenant} --provider paypal --setting apiBaseUrl=${sim.url} --setting clientId=${sim.paypalClientId} --setting clientSecret=${sim.paypalClientSecret}`);
   if (names.includes("flutterwave")) console.log(`Flutterwave payments are confirmed here first: npm run tally -- endpoint set --tenant ${args.tenant} --provider flutterwave --setting apiBaseUrl=${sim.url} --setting secretKey=${sim.flutterwaveKey}`);
   const report = await sim.deliver(args.target, secrets);
   console.log(JSON.stringify({ ...report, dropped: report.dropped.length, droppedReferences: report.dropped }, null, 2));

@@ -14,6 +14,7 @@ import { ledgerViolations } from "@/lib/ledger/invariants";
 import { expectedBalances, generateDay, type Day, type Delivery } from "@/dev/simulator/day";
 import { writeDayFile } from "@/dev/simulator/day-file";
 import { FlutterwaveAccounts } from "@/dev/simulator/flutterwave-api";
+import { PaypalAccounts } from "@/dev/simulator/paypal-api";
 import { startLocalProviderApis, type LocalProviderApis } from "@/dev/simulator/local-apis";
 import { SIM_PROVIDERS } from "@/lib/providers/simulation/script";
 import { signedDelivery, type TenantSecrets } from "@/dev/simulator/sign";
@@ -35,7 +36,8 @@ beforeAll(async () => {
   tenants = [await aTenant(), await aTenant()];
   day = generateDay({ seed: 20261201, events: 800, tenants: tenants.map((t) => t.slug), dayStart, refundRate: 0.15, ignoredRate: 0.08, malformedRate: 0.02, badSignatureRate: 0.03, sharedReferenceRate: 0.05 });
   const accounts = new FlutterwaveAccounts();
-  apis = await startLocalProviderApis({ flutterwave: accounts });
+  const paypalApps = new PaypalAccounts();
+  apis = await startLocalProviderApis({ flutterwave: accounts, paypal: paypalApps });
   // The escape hatch, as the replay's product would be started: trust the local certificate.
   vi.stubEnv("TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES", `${apis.url}/v1/notifications/certs/`);
   resetConfigForTests();
@@ -44,7 +46,10 @@ beforeAll(async () => {
     accounts.add(flutterwaveKey, day.movements.filter((m) => m.tenant === t.slug));
     const webhookId = `WH-${generateSecret("paypal").slice(0, 17).toUpperCase()}`;
     // PayPal signs for the webhook id in the endpoint's settings; its secret goes unused.
-    await anEndpoint(t, "paypal", { settings: { webhookId } });
+    // and the worker confirms each capture and refund with PayPal's API before posting.
+    const paypalApp = { clientId: `AV${generateSecret("paypal").slice(0, 20)}`, clientSecret: `EP${generateSecret("paypal").slice(0, 20)}` };
+    paypalApps.add(paypalApp.clientId, paypalApp.clientSecret, day.movements.filter((m) => m.tenant === t.slug));
+    await anEndpoint(t, "paypal", { settings: { webhookId, ...paypalApp, apiBaseUrl: apis.url } });
     secrets.set(t.slug, {
       stripe: t.stripeSecret,
       standard: t.standardSecret,

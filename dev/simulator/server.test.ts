@@ -26,7 +26,7 @@ beforeAll(async () => {
   vi.stubEnv("TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES", `${sim.url}/`);
   resetConfigForTests();
   const webhookId = "WH-SIMULATOR-TEST-0001";
-  await anEndpoint(tenant, "paypal", { settings: { webhookId } });
+  await anEndpoint(tenant, "paypal", { settings: { webhookId, clientId: sim.paypalClientId, clientSecret: sim.paypalClientSecret, apiBaseUrl: sim.url } });
   const secrets: TenantSecrets = {
     stripe: tenant.stripeSecret,
     standard: tenant.standardSecret,
@@ -64,6 +64,7 @@ describe("the provider simulator with all six providers", () => {
     const balances = new Map(ledger.balances.filter((b) => b.account.startsWith("customer:")).map((b) => [`${tenant.slug}|${b.account}|${b.currency}`, BigInt(b.amount)]));
     expect(balances).toEqual(new Map([...expectedBalances(delivered)].filter(([, v]) => v !== 0n)));
     expect(await prisma.processedEvent.count({ where: { tenantId: tenant.id, provider: "flutterwave", status: "DONE" } })).toBe(delivered.filter((m) => m.provider === "flutterwave").length);
+    expect(await prisma.processedEvent.count({ where: { tenantId: tenant.id, provider: "paypal", status: "DONE" } })).toBe(delivered.filter((m) => m.provider === "paypal").length);
   });
 
   it("still answers Stripe's settlement API with the key, and refuses without it", async () => {

@@ -4,13 +4,14 @@
 // reformatting, and sometimes never delivering at all), each signed as its
 // provider signs, and serves what Tally's adapters call: Stripe's settlement API
 // and single-object fetches, Paystack's transaction and refund API (the API
-// reconciliation sources, the adapters' `settlement`), Flutterwave's verify endpoint (the worker confirms payments there), and the
-// certificate its PayPal deliveries are signed with (trusted by Tally only under
+// reconciliation sources, the adapters' `settlement`), Flutterwave's verify endpoint and PayPal's token and
+// payments API (the worker confirms payments there), and the certificate its PayPal deliveries are signed with (trusted by Tally only under
 // TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES).
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Day, Delivery } from "@/dev/simulator/day";
 import { FlutterwaveAccounts, serveFlutterwaveVerify } from "@/dev/simulator/flutterwave-api";
+import { PaypalAccounts, servePaypalApi } from "@/dev/simulator/paypal-api";
 import { stripeCharge, stripePaymentIntent, stripeRefund, type SimMovement } from "@/dev/simulator/payloads";
 import { PaystackAccounts, servePaystackApi } from "@/dev/simulator/paystack-api";
 import { certificateUrl, servePaypalCertificate, simulatorPaypalCertificate, type PaypalSigning } from "@/dev/simulator/paypal-certificate";
@@ -38,6 +39,9 @@ export type Simulator = {
   paystackKey: string;
   /** Flutterwave's secret key (settings.secretKey of the flutterwave endpoint; settings.apiBaseUrl is url). */
   flutterwaveKey: string;
+  /** PayPal's REST app credentials (settings.clientId/clientSecret of the paypal endpoint; settings.apiBaseUrl is url). */
+  paypalClientId: string;
+  paypalClientSecret: string;
   /** Where the certificate of its PayPal deliveries is served: Tally must trust this URL's prefix. */
   paypalCertUrl: string;
   /** The Stripe movements it settled for the tenant (dropped ones included: the provider settled them). */
@@ -64,12 +68,15 @@ function balanceTransactions(movements: SimMovement[]): BalanceTransaction[] {
   return lines.sort((a, b) => a.created - b.created || a.id.localeCompare(b.id));
 }
 
-export async function startSimulator(o: { day: Day; tenant: string; apiKey?: string; paystackKey?: string; flutterwaveKey?: string; port?: number }): Promise<Simulator> {
+export async function startSimulator(o: { day: Day; tenant: string; apiKey?: string; paystackKey?: string; flutterwaveKey?: string; paypalClientId?: string; paypalClientSecret?: string; port?: number }): Promise<Simulator> {
   const apiKey = o.apiKey ?? "sk_test_simulator";
   const paystackKey = o.paystackKey ?? "sk_test_paystack_simulator";
   const paystack = new PaystackAccounts().add(paystackKey, o.day.movements.filter((m) => m.tenant === o.tenant));
   const flutterwaveKey = o.flutterwaveKey ?? "FLWSECK_TEST-simulator-X";
   const flutterwave = new FlutterwaveAccounts().add(flutterwaveKey, o.day.movements.filter((m) => m.tenant === o.tenant));
+  const paypalClientId = o.paypalClientId ?? "AVsimulatorClientId";
+  const paypalClientSecret = o.paypalClientSecret ?? "EPsimulatorClientSecret";
+  const paypalApi = new PaypalAccounts().add(paypalClientId, paypalClientSecret, o.day.movements.filter((m) => m.tenant === o.tenant));
   let paypal: PaypalSigning | null = null;
   const movements = o.day.movements.filter((m) => m.tenant === o.tenant && m.provider === "stripe");
   const byReference = new Map(movements.map((m) => [m.reference, m]));
@@ -81,6 +88,7 @@ export async function startSimulator(o: { day: Day; tenant: string; apiKey?: str
     const send = (status: number, body: unknown) => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
     if (paypal && servePaypalCertificate(req, res, paypal.certUrl)) return;
     if (serveFlutterwaveVerify(req, res, flutterwave)) return;
+    if (servePaypalApi(req, res, paypalApi)) return;
     if (servePaystackApi(req, res, paystack)) return;
     if (req.headers.authorization !== `Bearer ${apiKey}`) return send(401, { error: { type: "invalid_request_error", message: "Invalid API Key provided" } });
     if (url.pathname === "/v1/balance_transactions") {
@@ -126,6 +134,8 @@ export async function startSimulator(o: { day: Day; tenant: string; apiKey?: str
     apiKey,
     paystackKey,
     flutterwaveKey,
+    paypalClientId,
+    paypalClientSecret,
     paypalCertUrl: signing.certUrl,
     movements,
     async deliver(target, secrets, options = {}) {

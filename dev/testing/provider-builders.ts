@@ -3,7 +3,7 @@
 // library; node:crypto and zlib for the rest), and endpoints with their settings.
 import { execFileSync } from "node:child_process";
 import { createHmac, createPrivateKey, sign, type KeyObject } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { crc32 as zlibCrc32 } from "node:zlib";
@@ -54,7 +54,8 @@ export function anAdyenItem(o: AdyenItemOptions = {}): Record<string, unknown> {
     eventCode,
     eventDate: o.eventDate ?? "2026-12-02T15:04:05+01:00",
     merchantAccountCode: "TallyTestMerchant",
-    merchantReference: o.merchantReference ?? unique("order-"),
+    // The account rides in the signed merchantReference (lib/providers/adyen/parse.ts).
+    merchantReference: o.merchantReference ?? `acct_alice/${unique("order-")}`,
     ...(o.originalReference !== undefined && { originalReference: o.originalReference }),
     ...(eventCode === "AUTHORISATION" && { operations: ["CANCEL", "CAPTURE", "REFUND"], paymentMethod: "visa", reason: "033899:1111:03/2030" }),
     pspReference: o.pspReference ?? aPspReference(),
@@ -234,6 +235,37 @@ export function aPaypalSigner(o: { certUrl?: string; days?: number } = {}): Payp
       certificatePem: readFileSync(cert, "utf8"),
       privateKey: createPrivateKey(readFileSync(key)),
       certUrl: o.certUrl ?? `${API}/v1/notifications/certs/CERT-360caa42-fca2a594-${unique("").slice(-8)}`,
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A root CA, an intermediate and a leaf made by openssl, like the chain PayPal serves
+ * (leaf, then intermediate; the root is the trust anchor, never served). The leaf is
+ * issued to `host` in its SAN and subject; `leafSigner` signs with the leaf's key.
+ */
+export function aCertificateChain(o: { host?: string; certUrl?: string } = {}): { rootPem: string; intermediatePem: string; leafPem: string; servedPem: string; leafSigner: PaypalSigner } {
+  const host = o.host ?? "messageverificationcerts.sandbox.paypal.com";
+  const dir = mkdtempSync(path.join(tmpdir(), "tally-chain-"));
+  const f = (name: string) => path.join(dir, name);
+  const run = (...args: string[]) => execFileSync("openssl", args, { stdio: "ignore", cwd: dir });
+  try {
+    writeFileSync(f("ca.ext"), "basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\n");
+    writeFileSync(f("leaf.ext"), `basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\nsubjectAltName=DNS:${host}\n`);
+    run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "root.key", "-out", "root.pem", "-days", "3", "-subj", "/CN=Tally Test Root CA", "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign");
+    run("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "int.key", "-out", "int.csr", "-subj", "/CN=Tally Test Intermediate CA");
+    run("x509", "-req", "-in", "int.csr", "-CA", "root.pem", "-CAkey", "root.key", "-CAcreateserial", "-out", "int.pem", "-days", "3", "-extfile", "ca.ext");
+    run("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "leaf.key", "-out", "leaf.csr", "-subj", `/O=PayPal, Inc./CN=${host}`);
+    run("x509", "-req", "-in", "leaf.csr", "-CA", "int.pem", "-CAkey", "int.key", "-CAcreateserial", "-out", "leaf.pem", "-days", "2", "-extfile", "leaf.ext");
+    const [rootPem, intermediatePem, leafPem] = ["root.pem", "int.pem", "leaf.pem"].map((n) => readFileSync(f(n), "utf8")) as [string, string, string];
+    return {
+      rootPem,
+      intermediatePem,
+      leafPem,
+      servedPem: leafPem + intermediatePem,
+      leafSigner: { certificatePem: leafPem + intermediatePem, privateKey: createPrivateKey(readFileSync(f("leaf.key"))), certUrl: o.certUrl ?? `${API}/v1/notifications/certs/CERT-chain-${unique("").slice(-8)}` },
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -16,7 +16,7 @@
 import { recordAudit } from "@/lib/admin/audit";
 import { config } from "@/lib/platform/config";
 import { Prisma, prisma, type Tx } from "@/lib/platform/db";
-import { bodyAsText } from "@/lib/views/events";
+import { shownDelivery } from "@/lib/views/event-signatures";
 import type { CaseKind, CaseResolution, CaseStatus, Provider } from "@/lib/generated/prisma/enums";
 import { writePosting, type Leg } from "@/lib/ledger/postings";
 import type { DomainResult } from "@/lib/platform/refusal";
@@ -336,7 +336,8 @@ export async function getCase(tenantId: string, caseId: bigint) {
       eventType: raw.eventType,
       deliveryId: raw.deliveryId,
       receivedAt: raw.receivedAt,
-      body: bodyAsText(new Uint8Array(raw.rawBody)),
+      // Evidence shows the body, never a signature inside it (Adyen's hmacSignature).
+      body: shownDelivery(raw).body.text,
       bytes: raw.rawBody.length,
     },
     theirs: d.theirLine as { row: number; format: string; header: string[] | null; line: string } | null,

@@ -57,11 +57,11 @@ async function accountOfPayment(tx: Tx, claim: OwnedClaim, paymentReference: str
  * Providers whose webhooks cannot be trusted alone (Flutterwave) are asked
  * through their API first: after the claim, so two deliveries never both ask,
  * and before the transaction, so no network call happens inside it.
- * Returns an outcome when the movement must not be posted (now).
+ * Returns the movement to post, or an outcome when it must not be posted (now).
  */
-async function confirmWithProvider(claim: OwnedClaim, movement: Movement): Promise<CommitOutcome | null> {
+async function confirmWithProvider(claim: OwnedClaim, movement: Movement): Promise<{ post: Movement } | CommitOutcome> {
   const adapter = adapterFor(claim.provider);
-  if (!adapter?.confirm) return null;
+  if (!adapter?.confirm) return { post: movement };
   const endpoint = await prisma.providerEndpoint.findUnique({ where: { tenantId_provider: { tenantId: claim.tenantId, provider: claim.provider } }, select: { settings: true } });
   let answer;
   try {
@@ -72,19 +72,21 @@ async function confirmWithProvider(claim: OwnedClaim, movement: Movement): Promi
     const released = await releaseClaim(claim, reason, retryDelayMs(attempts));
     return released ? { kind: "deferred", reason, failed: released.failed } : { kind: "fenced" };
   }
-  if (answer.ok) return null;
+  // What the provider's API says is what is posted; the webhook's copy was compared against it.
+  if (answer.ok) return { post: answer.movement ?? movement };
   const reason = `${claim.provider} did not confirm ${movement.reference} (${answer.reason}): ${answer.message}`;
   return (await failClaim(claim, reason)) ? { kind: "deferred", reason, failed: true } : { kind: "fenced" };
 }
 
 export async function commitClaim(claim: OwnedClaim): Promise<CommitOutcome> {
-  const movement = await movementOf(claim);
-  if (typeof movement === "string") {
+  const parsed = await movementOf(claim);
+  if (typeof parsed === "string") {
     // Retrying cannot help: fail it now, visibly, for a person to look at.
-    return (await failClaim(claim, movement)) ? { kind: "deferred", reason: movement, failed: true } : { kind: "fenced" };
+    return (await failClaim(claim, parsed)) ? { kind: "deferred", reason: parsed, failed: true } : { kind: "fenced" };
   }
-  const confirmed = await confirmWithProvider(claim, movement);
-  if (confirmed) return confirmed;
+  const confirmed = await confirmWithProvider(claim, parsed);
+  if (!("post" in confirmed)) return confirmed;
+  const movement = confirmed.post;
   const faultDelay = config().TALLY_FAULT_WORKER_DELAY_MS;
   if (faultDelay > 0) await sleep(faultDelay);
 

@@ -12,7 +12,14 @@ import { adapterFor } from "@/lib/providers";
 import type { ProviderAdapter, VerifyFailure, VerifyHint } from "@/lib/providers/types";
 import { RAW_EVENTS_CHANNEL, wake } from "@/lib/pipeline/wake";
 
-export type RejectReason = VerifyFailure | "unknown_provider" | "unknown_endpoint" | "body_too_large" | "database_unavailable";
+export type RejectReason =
+  | VerifyFailure
+  /** PayPal: a stored transmission id with another body (its signature covers only a forgeable CRC-32). */
+  | "transmission_reused"
+  | "unknown_provider"
+  | "unknown_endpoint"
+  | "body_too_large"
+  | "database_unavailable";
 
 export type IngestOutcome =
   | { ok: true; eventId: bigint; acknowledgement: { body: string; contentType: string } }
@@ -86,9 +93,9 @@ export async function ingestWebhook(delivery: Delivery): Promise<IngestOutcome> 
     return reject(provider, verdict.reason === "certificate_unavailable" ? 503 : 401, verdict.reason, verdict.message, verdict.hint);
   }
 
-  let eventId: bigint;
+  let stored: Stored;
   try {
-    eventId = await storeRawEvent({
+    stored = await storeRawEvent({
       tenantId: endpoint.tenantId,
       provider,
       source: delivery.source ?? "WEBHOOK",
@@ -101,8 +108,18 @@ export async function ingestWebhook(delivery: Delivery): Promise<IngestOutcome> 
     if (isDatabaseUnavailable(error)) return reject(provider, 503, "database_unavailable", "Database unavailable; nothing was stored, retry later");
     throw error;
   }
-
-  wake(RAW_EVENTS_CHANNEL);
+  if (stored.kind === "reused") {
+    return reject(
+      provider,
+      401,
+      "transmission_reused",
+      `Transmission ${verdict.deliveryId} was already received with another body (event ${stored.eventId}); a signature admits one body, so this one was refused and nothing stored. ` +
+        "PayPal signs only a CRC-32 of the body, which can be matched by a forged one",
+    );
+  }
+  const eventId = stored.eventId;
+  // A byte-identical resend of a stored transmission is the same delivery: answered as before, nothing new to do.
+  if (stored.kind === "inserted") wake(RAW_EVENTS_CHANNEL);
   const m = metrics();
   m.webhooksReceived.inc({ provider });
   m.ackLatency.observe({ provider }, (performance.now() - started) / 1000);
@@ -116,11 +133,23 @@ type NewRawEvent = { tenantId: string; provider: Provider; source: EventSource; 
  * prepared statement rather than Prisma: on this path Prisma's query building
  * cost more than the insert itself (bench:ack, 220 vs 327 req/s on 2 cores).
  */
-async function storeRawEvent(e: NewRawEvent): Promise<bigint> {
+type Stored = { kind: "inserted" | "resent"; eventId: bigint } | { kind: "reused"; eventId: bigint };
+
+async function storeRawEvent(e: NewRawEvent): Promise<Stored> {
+  // ON CONFLICT can only meet raw_events_paypal_transmission_key (the id is a sequence):
+  // a PayPal transmission id stored before. Only then is the stored body looked at.
   const result = await pool().query<{ id: string }>({
     name: "tally_ingest_raw_event",
-    text: "INSERT INTO raw_events (tenant_id, provider, source, raw_body, headers, delivery_id) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
+    text: "INSERT INTO raw_events (tenant_id, provider, source, raw_body, headers, delivery_id) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING id",
     values: [e.tenantId, e.provider, e.source, e.rawBody, e.headers, e.deliveryId],
   });
-  return BigInt(result.rows[0]!.id);
+  if (result.rows[0]) return { kind: "inserted", eventId: BigInt(result.rows[0].id) };
+  const earlier = await pool().query<{ id: string; same: boolean }>({
+    name: "tally_ingest_earlier_transmission",
+    text: "SELECT id, raw_body = $4 AS same FROM raw_events WHERE tenant_id = $1 AND provider = $2 AND delivery_id = $3",
+    values: [e.tenantId, e.provider, e.deliveryId, e.rawBody],
+  });
+  const row = earlier.rows[0];
+  if (!row) throw new Error(`raw event insert for delivery ${e.deliveryId} conflicted, yet no stored event carries it`);
+  return { kind: row.same ? "resent" : "reused", eventId: BigInt(row.id) };
 }

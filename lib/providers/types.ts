@@ -83,7 +83,13 @@ export type ParseResult =
   | { kind: "failed"; error: string };
 
 /** The provider's own answer about a movement; see ProviderAdapter.confirm. */
-export type ConfirmResult = { ok: true } | { ok: false; reason: ConfirmFailure; message: string };
+export type ConfirmResult =
+  /**
+   * `movement`: the movement as the provider's API states it (amount, currency,
+   * account), posted instead of the parsed one; the webhook's copy is only a claim.
+   */
+  | { ok: true; movement?: Movement }
+  | { ok: false; reason: ConfirmFailure; message: string };
 
 export type ConfirmFailure =
   /** The endpoint's settings lack what the API call needs (an API key), or the provider refused them. */
@@ -92,7 +98,7 @@ export type ConfirmFailure =
   | "not_found"
   /** The provider knows it, but not as a completed payment. */
   | "not_successful"
-  /** The provider's record disagrees with the webhook on amount, currency or reference. */
+  /** The provider's record disagrees with the webhook on amount, currency, account or reference. */
   | "mismatch";
 
 export interface ProviderAdapter {

@@ -3,6 +3,7 @@ import { prisma } from "@/lib/platform/db";
 import { metrics } from "@/lib/platform/metrics";
 import { aTenant, webhookRequest, type TestTenant } from "@/dev/testing/builders";
 import { anAdyenBatch, anAdyenItem, anEndpoint, signedByAdyen } from "@/dev/testing/provider-builders";
+import { drain } from "@/dev/testing/drain";
 import { deliver } from "@/dev/testing/route";
 
 let tenant: TestTenant;
@@ -17,6 +18,20 @@ const errorOf = async (res: Response) => ((await res.json()) as { error: { code:
 const rejected = async (reason: string, hint?: string) =>
   (await metrics().webhooksRejected.get()).values.filter((v) => v.labels.provider === "adyen" && v.labels.reason === reason && (hint === undefined || v.labels.hint === hint)).reduce((s, v) => s + v.value, 0);
 const post = (body: string) => deliver(webhookRequest(tenant.slug, "adyen", body, {}));
+
+describe("an Adyen item's account (issue #17 item 2)", () => {
+  it("comes from the signed merchantReference: rewriting unsigned additionalData still verifies, and credits no one new", async () => {
+    const signed = signedByAdyen(anAdyenItem({ merchantReference: "acct_alice/order-mallory-test", value: 4200 }), key);
+    // Outside the HMAC: the signature still verifies after this (the attack is real).
+    const rewritten = { ...signed, additionalData: { ...(signed.additionalData as object), "metadata.account": "acct_mallory", shopperReference: "acct_mallory" } };
+    const res = await post(JSON.stringify(anAdyenBatch([rewritten])));
+    expect(res.status).toBe(200);
+    await drain();
+    const posting = await prisma.posting.findFirstOrThrow({ where: { tenantId: tenant.id, providerReference: signed.pspReference as string }, include: { entries: { include: { account: true } } } });
+    expect(posting.entries.map((e) => `${e.account.code} ${e.amount}`).sort()).toEqual(["clearing:adyen 4200", "customer:acct_alice -4200"]);
+    expect(await prisma.account.count({ where: { tenantId: tenant.id, code: "customer:acct_mallory" } })).toBe(0);
+  });
+});
 
 describe("POST /api/webhooks/{tenant}/adyen", () => {
   it("stores a signed batch byte for byte and answers exactly [accepted]", async () => {

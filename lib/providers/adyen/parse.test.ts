@@ -18,7 +18,7 @@ describe("Adyen notification parsing", () => {
 
   it("maps a successful REFUND to a refund of originalReference, and a batch to several movements", () => {
     const payment = anAdyenItem({ pspReference: "8816178952380553" });
-    const refund = anAdyenItem({ eventCode: "REFUND", pspReference: "8516178952380999", originalReference: "8816178952380553", value: 500, additionalData: {} });
+    const refund = anAdyenItem({ eventCode: "REFUND", pspReference: "8516178952380999", originalReference: "8816178952380553", value: 500, additionalData: {}, merchantReference: "refund-8516" });
     const r = parse(anAdyenBatch([payment, refund]));
     expect(r).toMatchObject({ kind: "money", eventType: "AUTHORISATION,REFUND" });
     expect(r.kind === "money" && r.movements[1]).toEqual({
@@ -33,15 +33,17 @@ describe("Adyen notification parsing", () => {
     });
   });
 
-  it("reads the account from metadata.account, then shopperReference, never merchantReference", () => {
-    const account = (additionalData: Record<string, unknown>) => {
-      const r = parse(anAdyenBatch([anAdyenItem({ additionalData, merchantReference: "order-77" })]));
+  it("reads the account only from the signed merchantReference (<account>/<order>), never from unsigned additionalData", () => {
+    const account = (merchantReference: string, additionalData: Record<string, unknown> = {}) => {
+      const r = parse(anAdyenBatch([anAdyenItem({ additionalData, merchantReference })]));
       return r.kind === "money" ? r.movements[0]!.account : r;
     };
-    expect(account({ "metadata.account": "acct_m", shopperReference: "shopper_s" })).toBe("acct_m");
-    expect(account({ metadata: { account: "acct_nested" } })).toBe("acct_nested");
-    expect(account({ shopperReference: "shopper_s" })).toBe("shopper_s");
-    expect(account({})).toBeNull();
+    expect(account("acct_alice/order-77")).toBe("acct_alice");
+    expect(account("acct_alice/order/77")).toBe("acct_alice");
+    // What issue #17 saw credited: additionalData is outside the HMAC, so it names no one.
+    expect(account("acct_alice/order-77", { "metadata.account": "acct_mallory", metadata: { account: "acct_mallory" }, shopperReference: "acct_mallory" })).toBe("acct_alice");
+    expect(account("order-77", { "metadata.account": "acct_mallory", shopperReference: "shopper_s" })).toBeNull();
+    expect(account("/order-77")).toBeNull();
   });
 
   it("ignores failed items, other event codes, zero amounts; a batch moving no money is ignored", () => {
@@ -53,7 +55,7 @@ describe("Adyen notification parsing", () => {
 
   it("parses a reformatted duplicate (field order, null→\"\", numbers→strings, booleans) to identical movements", () => {
     const item = anAdyenItem({ pspReference: "8816178952380553", value: 1130 });
-    const refund = anAdyenItem({ eventCode: "REFUND", pspReference: "8516178952380999", originalReference: "8816178952380553", value: 500, additionalData: { shopperReference: null } });
+    const refund = anAdyenItem({ eventCode: "REFUND", pspReference: "8516178952380999", originalReference: "8816178952380553", value: 500, additionalData: { shopperReference: null }, merchantReference: "refund-8516" });
     const original = parse(anAdyenBatch([item, refund]));
     const reformatted = {
       notificationItems: [

@@ -10,15 +10,18 @@
 // automatically (Adyen's default). CAPTURE items are ignored so a payment never
 // posts twice; a manual-capture merchant needs a different mapping.
 // Amount: amount.value, already minor units; currency amount.currency; occurredAt eventDate.
-// Account: additionalData "metadata.account" (Adyen flattens metadata into
-// additionalData; a nested metadata.account is read too), else shopperReference,
-// Adyen's id for the shopper (the counterpart of Stripe's customer); else null
-// (unallocated; a refund takes its payment's account). Not merchantReference: it is
-// the merchant's per-payment order reference, and an account per order is no account.
+// Account: only from a field the item's HMAC covers (verify.ts signs pspReference,
+// originalReference, merchantAccountCode, merchantReference, value, currency, eventCode,
+// success). additionalData is not signed: "metadata.account" or shopperReference there
+// can be rewritten without breaking the signature (issue #17: customer:acct_mallory was
+// credited that way), so neither is read. The merchant puts the account in its
+// merchantReference as "<account>/<order reference>"; the part before the first "/" is
+// the account. A merchantReference without "/" names no account: unallocated (a refund
+// takes its payment's account).
 // A batch where no item moves money is ignored; one malformed money item fails the
 // whole batch, kept for reprocessing, rather than posting part of it.
 import { z } from "zod";
-import { currencyCode, describeZodError, looseBoolean, metadataAccount, minorUnits, optionalText, parseJson, requiredText, timestamp } from "@/lib/providers/fields";
+import { currencyCode, describeZodError, looseBoolean, minorUnits, optionalText, parseJson, requiredText, timestamp } from "@/lib/providers/fields";
 import type { Movement, ParseResult } from "@/lib/providers/types";
 
 const MONEY_CODES = { AUTHORISATION: "PAYMENT", REFUND: "REFUND" } as const;
@@ -32,19 +35,18 @@ const header = z.object({ eventCode: z.string().min(1), success: looseBoolean.op
 const moneyItem = z.object({
   pspReference: requiredText,
   originalReference: optionalText,
+  merchantReference: optionalText,
   eventDate: timestamp,
   amount: z.object({ value: minorUnits, currency: currencyCode }),
   additionalData: z.record(z.string(), z.unknown()).nullish().transform((d) => d ?? {}),
 });
 
-function nonEmpty(v: unknown): string | undefined {
-  if (typeof v === "string" && v.trim() !== "") return v.trim();
-  if (typeof v === "number") return String(v);
-  return undefined;
-}
-
-function adyenAccount(additionalData: Record<string, unknown>): string | null {
-  return nonEmpty(additionalData["metadata.account"]) ?? metadataAccount(additionalData.metadata) ?? nonEmpty(additionalData.shopperReference) ?? null;
+/** The account in a signed merchantReference "<account>/<order reference>", else null. */
+export function adyenAccount(merchantReference: string | undefined): string | null {
+  const slash = merchantReference?.indexOf("/") ?? -1;
+  if (!merchantReference || slash <= 0) return null;
+  const account = merchantReference.slice(0, slash).trim();
+  return account === "" ? null : account;
 }
 
 export function parseAdyen(rawBody: Buffer): ParseResult {
@@ -71,7 +73,7 @@ export function parseAdyen(rawBody: Buffer): ParseResult {
     movements.push({
       kind,
       reference: item.pspReference,
-      account: adyenAccount(item.additionalData),
+      account: adyenAccount(item.merchantReference),
       ...(kind === "REFUND" && { paymentReference: item.originalReference }),
       amount: item.amount.value,
       currency: item.amount.currency,

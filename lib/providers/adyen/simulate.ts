@@ -19,7 +19,8 @@ const MIX: CurrencyMix = [
 
 const MERCHANT = "TallySimECOM";
 const pspReference = (r: Random) => chars(r, 1, "123456789") + chars(r, 15, "0123456789");
-const orderOf = (m: SimMovement) => `order-${m.reference.slice(-8)}`;
+/** The merchant's reference for the payment: "<account>/<order>", the signed field Tally reads the account from. */
+const orderOf = (m: SimMovement) => `${m.account}/order-${m.reference.slice(-8)}`;
 
 export function adyenBatch(items: object[]): object {
   return { live: "false", notificationItems: items.map((item) => ({ NotificationRequestItem: item })) };

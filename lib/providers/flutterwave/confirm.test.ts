@@ -50,7 +50,7 @@ const ask = async (a: Answer, m: Movement = movement, s: Record<string, unknown>
 
 describe("confirming a Flutterwave payment through its verify API", () => {
   it("asks GET /v3/transactions/{id}/verify with the secret key and confirms a matching successful transaction", async () => {
-    expect(await ask({ status: 200, body: verified() })).toEqual({ ok: true });
+    expect(await ask({ status: 200, body: verified() })).toEqual({ ok: true, movement });
     expect(seen).toHaveLength(1);
     expect(seen[0]!.method).toBe("GET");
     expect(seen[0]!.url).toBe("/v3/transactions/288200108/verify");
@@ -62,6 +62,17 @@ describe("confirming a Flutterwave payment through its verify API", () => {
     expect(await ask({ status: 200, body: verified({ amount: 150.05 }) })).toMatchObject({ ok: false, reason: "mismatch", message: expect.stringContaining("amount 15005 minor units, webhook 150050") });
     expect(await ask({ status: 200, body: verified({ currency: "USD" }) })).toMatchObject({ ok: false, reason: "mismatch", message: expect.stringContaining("currency USD, webhook NGN") });
     expect(await ask({ status: 200, body: verified({ flw_ref: "FLW-OTHER" }) })).toMatchObject({ ok: false, reason: "mismatch", message: expect.stringContaining("flw_ref FLW-OTHER") });
+  });
+
+  it("refuses a webhook whose account is not the one on Flutterwave's record (verif-hash covers no field)", async () => {
+    const forged = { ...movement, account: "acct_mallory" };
+    const onRecord = verified({ meta: { account: "acct_alice" }, customer: { id: 215000108 } });
+    expect(await ask({ status: 200, body: onRecord }, forged)).toMatchObject({ ok: false, reason: "mismatch", message: expect.stringContaining("account acct_alice, webhook acct_mallory") });
+    // No account in the webhook while Flutterwave has one is a disagreement too, not a licence to leave it unallocated.
+    expect(await ask({ status: 200, body: onRecord }, movement)).toMatchObject({ ok: false, reason: "mismatch", message: expect.stringContaining("account acct_alice, webhook (none)") });
+    // Without meta, the customer id is the account, on both sides.
+    expect(await ask({ status: 200, body: verified({ customer: { id: 215000108 } }) }, { ...movement, account: "215000108" })).toEqual({ ok: true, movement: { ...movement, account: "215000108" } });
+    expect(await ask({ status: 200, body: onRecord }, { ...movement, account: "acct_alice" })).toEqual({ ok: true, movement: { ...movement, account: "acct_alice" } });
   });
 
   it("refuses a transaction Flutterwave does not call successful", async () => {

@@ -2,9 +2,10 @@
 // GET {apiBaseUrl}/v3/transactions/{id}/verify with the secret key. The webhook's
 // verif-hash is only a shared password, so this answer, not the webhook, is what
 // Tally trusts: the transaction must exist, be successful, and agree on reference,
-// amount and currency. Definite answers are values; outages are thrown (retry).
+// amount, currency and the account credited. Definite answers are values; outages are thrown (retry).
 import { z } from "zod";
 import { decimalText, toMinorUnits } from "@/lib/ledger/money";
+import { metadataAccount } from "@/lib/providers/fields";
 import type { ConfirmResult, Movement } from "@/lib/providers/types";
 
 export const FLUTTERWAVE_API = "https://api.flutterwave.com";
@@ -26,6 +27,9 @@ const verifyResponse = z.object({
       status: z.string().nullish(),
       amount: z.union([z.number(), z.string()]),
       currency: z.string(),
+      meta: z.unknown().optional(),
+      meta_data: z.unknown().optional(),
+      customer: z.object({ id: z.union([z.number(), z.string()]).nullish() }).nullish(),
     })
     .nullish(),
 });
@@ -87,8 +91,12 @@ export function flutterwaveConfirmer(options: { timeoutMs?: number } = {}) {
     const amount = amountText.ok ? toMinorUnits(amountText.text, currency) : amountText;
     if (!amount.ok) differences.push(`amount unreadable: ${amount.error}`);
     else if (amount.value !== movement.amount) differences.push(`amount ${amount.value} minor units, webhook ${movement.amount}`);
-    if (differences.length > 0) return { ok: false, reason: "mismatch", message: `Flutterwave's record of transaction ${tx.id} disagrees with the webhook: ${differences.join("; ")}` };
-    return { ok: true };
+    // verif-hash covers nothing, so the webhook's meta.account is anyone's to write: the
+    // account credited is Flutterwave's record of it, by the parser's rule (parse.ts).
+    const account = metadataAccount(tx.meta) ?? metadataAccount(tx.meta_data) ?? (tx.customer?.id != null ? String(tx.customer.id) : null);
+    if (account !== movement.account) differences.push(`account ${account ?? "(none)"}, webhook ${movement.account ?? "(none)"}`);
+    if (!amount.ok || differences.length > 0) return { ok: false, reason: "mismatch", message: `Flutterwave's record of transaction ${tx.id} disagrees with the webhook: ${differences.join("; ")}` };
+    return { ok: true, movement: { ...movement, account, currency, amount: amount.value } };
   };
 }
 

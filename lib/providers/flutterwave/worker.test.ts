@@ -37,10 +37,20 @@ async function send(event: ReturnType<typeof aFlutterwaveCharge>) {
 describe("Flutterwave payments are confirmed with Flutterwave before posting", () => {
   it("posts a payment Flutterwave confirms", async () => {
     const event = aFlutterwaveCharge({ id: 1001, amount: "2500.50", currency: "NGN", account: "acct_fw" });
-    answer = () => ({ status: 200, body: { status: "success", data: { id: 1001, flw_ref: event.data.flw_ref, tx_ref: event.data.tx_ref, amount: 2500.5, currency: "NGN", status: "successful" } } });
+    answer = () => ({ status: 200, body: { status: "success", data: { id: 1001, flw_ref: event.data.flw_ref, tx_ref: event.data.tx_ref, amount: 2500.5, currency: "NGN", status: "successful", meta: { account: "acct_fw" } } } });
     const claim = await send(event);
     expect(claim.status).toBe("DONE");
     expect(await prisma.posting.count({ where: { providerReference: event.data.flw_ref } })).toBe(1);
+  });
+
+  it("credits no one when the webhook names another account than Flutterwave's record", async () => {
+    // verif-hash signs nothing: whoever knows it (or replays a delivery) can rewrite meta.account.
+    const event = aFlutterwaveCharge({ id: 1004, amount: "700.00", currency: "NGN", account: "acct_mallory" });
+    answer = () => ({ status: 200, body: { status: "success", data: { id: 1004, flw_ref: event.data.flw_ref, amount: 700, currency: "NGN", status: "successful", meta: { account: "acct_alice" } } } });
+    const claim = await send(event);
+    expect(claim).toMatchObject({ status: "FAILED", lastError: expect.stringContaining("account acct_alice, webhook acct_mallory") });
+    expect(await prisma.posting.count({ where: { providerReference: event.data.flw_ref } })).toBe(0);
+    expect(await prisma.account.count({ where: { tenantId: tenant.id, code: "customer:acct_mallory" } })).toBe(0);
   });
 
   it("posts nothing, visibly, when Flutterwave does not know the payment", async () => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { resetConfigForTests } from "@/lib/platform/config";
 import { prisma } from "@/lib/platform/db";
 import { aTenant, webhookRequest, type TestTenant } from "@/dev/testing/builders";
 import { aPaypalCapture, aPaypalSigner, anEndpoint, paypalHeaders, type PaypalSigner } from "@/dev/testing/provider-builders";
@@ -13,7 +14,11 @@ const fetchedUrls: string[] = [];
 beforeAll(async () => {
   tenant = await aTenant();
   await anEndpoint(tenant, "paypal", { settings: { webhookId } });
-  signer = aPaypalSigner();
+  // A self-signed test certificate chains to no system CA, so it is served under a
+  // simulator prefix (certificates.test.ts tests the chain check itself).
+  vi.stubEnv("TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES", "https://certs.tally.test/paypal/");
+  resetConfigForTests();
+  signer = aPaypalSigner({ certUrl: "https://certs.tally.test/paypal/CERT-ingest-test" });
   vi.stubGlobal("fetch", async (input: URL | string) => {
     const url = String(input);
     fetchedUrls.push(url);
@@ -21,7 +26,11 @@ beforeAll(async () => {
     throw new TypeError("fetch failed: getaddrinfo ENOTFOUND");
   });
 });
-afterAll(() => vi.unstubAllGlobals());
+afterAll(() => {
+  vi.unstubAllGlobals();
+  vi.unstubAllEnvs();
+  resetConfigForTests();
+});
 
 const stored = () => prisma.rawEvent.count({ where: { tenantId: tenant.id, provider: "paypal" } });
 const errorOf = async (res: Response) => ((await res.json()) as { error: { code: string; message: string } }).error;

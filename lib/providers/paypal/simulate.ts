@@ -23,7 +23,8 @@ const eventId = (r: Random) => `WH-${chars(r, 17)}-${chars(r, 17)}`;
 const money = (minor: number, currency: string) => ({ currency_code: currency, value: toDecimalText(BigInt(minor), currency) });
 const orderOf = (m: SimMovement) => `5O${m.reference.slice(2)}`;
 
-function captureResource(m: SimMovement) {
+/** The capture as PayPal shows it, in a webhook's resource and from GET /v2/payments/captures/{id} (dev/simulator/paypal-api.ts). */
+export function captureResource(m: SimMovement) {
   const fee = Math.min(m.amount, Math.round(m.amount * 0.0349) + 49);
   return {
     amount: money(m.amount, m.currency),
@@ -68,9 +69,9 @@ function orderCompleted(m: SimMovement, r: Random) {
   return event(r, m, "CHECKOUT.ORDER.COMPLETED", "checkout-order", `Checkout Order Completed for ${value} ${currency_code}`, order);
 }
 
-function refunded(m: SimMovement, r: Random) {
-  const { value, currency_code } = money(m.amount, m.currency);
-  const resource = {
+/** The refund as PayPal shows it, in a webhook's resource and from GET /v2/payments/refunds/{id}. */
+export function refundResource(m: SimMovement) {
+  return {
     seller_payable_breakdown: { gross_amount: money(m.amount, m.currency), total_refunded_amount: money(m.amount, m.currency) },
     amount: money(m.amount, m.currency),
     update_time: isoSeconds(m.created),
@@ -82,6 +83,11 @@ function refunded(m: SimMovement, r: Random) {
     id: m.reference,
     status: "COMPLETED",
   };
+}
+
+function refunded(m: SimMovement, r: Random) {
+  const { value, currency_code } = money(m.amount, m.currency);
+  const resource = refundResource(m);
   return event(r, m, "PAYMENT.CAPTURE.REFUNDED", "refund", `A ${value} ${currency_code} capture payment was refunded`, resource);
 }
 

@@ -16,7 +16,8 @@ let verify: ReturnType<typeof paypalVerifier>;
 beforeAll(() => {
   signer = aPaypalSigner();
   fetched = [];
-  verify = paypalVerifier(new CertificateCache({ fetcher: async (u) => (fetched.push(u.href), u.href === signer.certUrl ? signer.certificatePem : Promise.reject(new Error("HTTP 404"))) }));
+  // The self-signed test certificate is the only trust anchor (lib/providers/paypal/certificates.test.ts tests real chains).
+  verify = paypalVerifier(new CertificateCache({ fetcher: async (u) => (fetched.push(u.href), u.href === signer.certUrl ? signer.certificatePem : Promise.reject(new Error("HTTP 404"))), trustAnchors: () => [new X509Certificate(signer.certificatePem)] }));
 });
 
 const body = JSON.stringify(aPaypalCapture({ id: "27M47624FP291604U" }));

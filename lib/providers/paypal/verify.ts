@@ -14,7 +14,7 @@ import type { VerifyInput, VerifyResult } from "@/lib/providers/types";
 
 export const PAYPAL_HEADERS = ["paypal-transmission-id", "paypal-transmission-time", "paypal-transmission-sig", "paypal-cert-url", "paypal-auth-algo"] as const;
 
-export type CertificateSource = { get(url: URL): Promise<CertificateLookup> };
+export type CertificateSource = { get(url: URL, o?: { simulator?: boolean }): Promise<CertificateLookup> };
 
 /** extraCertUrlPrefixes: certificate URL prefixes trusted beside PayPal's hosts, for simulators and tests only (see lib/config). */
 export function paypalVerifier(certificates: CertificateSource, options: { extraCertUrlPrefixes?: () => readonly string[] } = {}): (input: VerifyInput) => Promise<VerifyResult> {
@@ -42,7 +42,7 @@ export function paypalVerifier(certificates: CertificateSource, options: { extra
       );
     }
 
-    const lookup = await certificates.get(checked.url);
+    const lookup = await certificates.get(checked.url, { simulator: checked.simulator === true });
     if (!lookup.ok) return { ok: false, reason: lookup.reason, message: lookup.message };
     const certificate = lookup.certificate;
     const unusable = validityProblem(certificate, now);

@@ -8,7 +8,8 @@ import { NoAccess } from "@/components/states";
 import { StatusBadge } from "@/components/status-badge";
 import { requirePage } from "@/lib/auth/page-access";
 import { mayUse } from "@/lib/auth/roles";
-import { bodyAsText, getEvent, type EventDetail } from "@/lib/views/events";
+import { shownDelivery } from "@/lib/views/event-signatures";
+import { getEvent, type EventDetail } from "@/lib/views/events";
 import { bigintId } from "@/lib/platform/query-params";
 import { TableScroll } from "@/components/table-scroll";
 
@@ -43,7 +44,7 @@ export default async function EventPage({ params }: { params: Promise<{ tenant: 
   const detail = eventId.success ? await getEvent(tenant.id, eventId.data) : null;
   if (!detail) notFound();
   const e = detail.event;
-  const bytes = new Uint8Array(e.rawBody);
+  const shown = shownDelivery(e);
   const postings = detail.claims.flatMap((c) => (c.posting ? [c.posting] : []));
   const seesLedger = mayUse(principal.role, "ledger");
   return (
@@ -102,16 +103,22 @@ export default async function EventPage({ params }: { params: Promise<{ tenant: 
         ))
       )}
 
+      <h2>Signature</h2>
+      <p data-testid="signature">
+        {shown.signature.present ? <>Signature present, verified by {shown.signature.verifiedBy}.</> : <>No signature: {shown.signature.why}.</>}
+        {shown.signature.redacted.length > 0 && <> Not shown: <span className="mono">{shown.signature.redacted.join(", ")}</span> (a stored signature could be replayed or reused for a forged body).</>}
+      </p>
+
       <h2>Body</h2>
-      <RawBody bytes={bytes} text={bodyAsText(bytes)} />
+      <RawBody bytes={new Uint8Array(Buffer.from(shown.body.base64, "base64"))} text={shown.body.text} receivedBytes={shown.body.bytes} redacted={shown.body.redacted} />
 
       <h2>Headers</h2>
       <TableScroll label="Headers">
       <table className="table headers">
         <thead><tr><th scope="col">Name</th><th scope="col">Value</th></tr></thead>
         <tbody>
-          {Object.entries((e.headers ?? {}) as Record<string, unknown>).map(([k, v]) => (
-            <tr key={k}><td className="mono">{k}</td><td className="mono wrap">{String(v)}</td></tr>
+          {Object.entries(shown.headers).map(([k, v]) => (
+            <tr key={k}><td className="mono">{k}</td><td className="mono wrap">{v}</td></tr>
           ))}
         </tbody>
       </table>

@@ -1,0 +1,11 @@
+-- One PayPal transmission, one stored body. PayPal signs
+-- "<transmission id>|<time>|<webhook id>|crc32(body)", and CRC-32 is forgeable: a
+-- captured delivery's headers verify for any other body with the same CRC-32. The
+-- ack path's INSERT ... ON CONFLICT DO NOTHING meets this index, so a second body
+-- under a stored transmission id is refused (401) and a byte-identical resend is
+-- answered as the same delivery, with no prior SELECT on the hot path.
+-- Partial (PayPal only, where delivery_id is the transmission id): other providers'
+-- delivery ids repeat legitimately across retries (Standard Webhooks' webhook-id), and
+-- their inserts pay nothing for it. Prisma's schema cannot express a partial index, so
+-- it lives here only, like the CHECK constraints and triggers.
+CREATE UNIQUE INDEX "raw_events_paypal_transmission_key" ON "raw_events"("tenant_id", "delivery_id") WHERE "provider" = 'paypal' AND "delivery_id" IS NOT NULL;
