@@ -3,7 +3,8 @@
 // the balanced posting and balance changes are written, the raw event is marked
 // done, and a receipt is queued in the outbox. No network call happens inside.
 import { setTimeout as sleep } from "node:timers/promises";
-import { failClaim, lockPaymentReference, parseRaw, releaseClaim, releaseClaimToWait, type OwnedClaim } from "@/lib/pipeline/claim";
+import { parseRaw, type OwnedClaim } from "@/lib/pipeline/claim";
+import { failClaim, lockPaymentReference, releaseClaimToWait, releaseWithBackoff } from "@/lib/pipeline/claim-state";
 import { config } from "@/lib/platform/config";
 import { pauseIfFaultAt } from "@/lib/pipeline/fault";
 import { Prisma, prisma, type Tx } from "@/lib/platform/db";
@@ -24,11 +25,6 @@ class Abort extends Error {
   constructor(readonly outcome: { kind: "fenced" } | { kind: "defer"; reason: string; waitingFor?: string }) {
     super(outcome.kind);
   }
-}
-
-/** Back-off for deferred claims: 1 s, 2 s, 4 s … capped (a minute by default). */
-export function retryDelayMs(attempts: number): number {
-  return Math.min(config().TALLY_RETRY_MAX_BACKOFF_MS, 500 * 2 ** Math.max(1, attempts));
 }
 
 async function movementOf(claim: OwnedClaim): Promise<Movement | string> {
@@ -67,8 +63,7 @@ async function confirmWithProvider(claim: OwnedClaim, movement: Movement): Promi
     answer = await adapter.confirm(movement, (endpoint?.settings ?? {}) as Record<string, unknown>);
   } catch (error) {
     const reason = `${claim.provider} could not be asked to confirm ${movement.reference}: ${error instanceof Error ? error.message : String(error)}`;
-    const attempts = (await prisma.processedEvent.findUnique({ where: { id: claim.claimId }, select: { attempts: true } }))?.attempts ?? 1;
-    const released = await releaseClaim(claim, reason, retryDelayMs(attempts));
+    const released = await releaseWithBackoff(claim, reason);
     return released ? { kind: "deferred", reason, failed: released.failed } : { kind: "fenced" };
   }
   if (answer.ok) return null;
@@ -183,8 +178,7 @@ export async function commitClaim(claim: OwnedClaim): Promise<CommitOutcome> {
       const released = await releaseClaimToWait(claim, reason, waitingFor);
       return released ? { kind: "deferred", reason, failed: false } : { kind: "fenced" };
     }
-    const attempts = (await prisma.processedEvent.findUnique({ where: { id: claim.claimId }, select: { attempts: true } }))?.attempts ?? 1;
-    const released = await releaseClaim(claim, reason, retryDelayMs(attempts));
+    const released = await releaseWithBackoff(claim, reason);
     return released ? { kind: "deferred", reason, failed: released.failed } : { kind: "fenced" };
   }
 }

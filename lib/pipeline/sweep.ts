@@ -2,7 +2,7 @@
 // stale threshold and not DONE are released (new fencing token) for any worker
 // to reprocess; past the attempt limit they become FAILED and show as stuck.
 import { config } from "@/lib/platform/config";
-import { markRawFailed } from "@/lib/pipeline/claim";
+import { markRawFailed } from "@/lib/pipeline/claim-state";
 import { Prisma, prisma } from "@/lib/platform/db";
 import { CLAIMS_CHANNEL, wake } from "@/lib/pipeline/wake";
 

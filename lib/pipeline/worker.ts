@@ -2,8 +2,9 @@
 // polling as the safety net), the outbox dispatcher, and the sweep timer.
 // Safe as several replicas: every take is SKIP LOCKED or advisory-locked.
 import pg from "pg";
-import { pickUpReceived, releaseClaim, takeReleasedClaims, type OwnedClaim } from "@/lib/pipeline/claim";
-import { commitClaim, retryDelayMs } from "@/lib/pipeline/commit";
+import { pickUpReceived, takeReleasedClaims, type OwnedClaim } from "@/lib/pipeline/claim";
+import { releaseClaim, retryDelayMs } from "@/lib/pipeline/claim-state";
+import { commitClaim } from "@/lib/pipeline/commit";
 import { config } from "@/lib/platform/config";
 import { pauseIfFaultAt } from "@/lib/pipeline/fault";
 import { databaseUrl, isDatabaseUnavailable } from "@/lib/platform/db";
