@@ -10,7 +10,7 @@ import { bigintId } from "@/lib/platform/query-params";
 export const dynamic = "force-dynamic";
 
 const STATUS: Record<string, string> = { OPEN: "to decide", PROPOSED: "awaiting approval", WAITING: "waiting for the next run", ESCALATED: "escalated to the provider", RESOLVED: "resolved" };
-const KIND: Record<string, string> = { OURS_NOT_THEIRS: "ours, not theirs", MISMATCH: "mismatch" };
+const KIND: Record<string, string> = { OURS_NOT_THEIRS: "ours, not theirs", MISMATCH: "mismatch", CONFLICT: "conflict (not posted)" };
 const money = (amount: bigint | null, currency: string | null) => (amount === null || !currency ? "—" : formatMoney(amount, currency.trim()));
 
 export default async function CasesPage({ params, searchParams }: { params: Promise<{ tenant: string }>; searchParams: Promise<{ state?: string; kind?: string; before?: string }> }) {
@@ -59,10 +59,20 @@ export default async function CasesPage({ params, searchParams }: { params: Prom
                 <tr key={c.id.toString()}>
                   <td><Link href={`/t/${slug}/cases/${c.id}`}>Case #{c.id.toString()}</Link></td>
                   <td>{KIND[c.kind]}</td>
-                  <td className="mono">{c.discrepancy.reference}<div className="small muted">{c.discrepancy.provider}</div></td>
-                  <td>{c.discrepancy.day.toISOString().slice(0, 10)}{c.discrepancy.possibleTiming ? <div className="small tone-warn">near a window edge</div> : null}</td>
-                  <td className="num">{money(c.discrepancy.ourAmount, c.discrepancy.ourCurrency)}</td>
-                  <td className="num">{money(c.discrepancy.theirAmount, c.discrepancy.theirCurrency)}</td>
+                  {c.discrepancy ? (
+                    <>
+                      <td className="mono">{c.discrepancy.reference}<div className="small muted">{c.discrepancy.provider}</div></td>
+                      <td>{c.discrepancy.day.toISOString().slice(0, 10)}{c.discrepancy.possibleTiming ? <div className="small tone-warn">near a window edge</div> : null}</td>
+                      <td className="num">{money(c.discrepancy.ourAmount, c.discrepancy.ourCurrency)}</td>
+                      <td className="num">{money(c.discrepancy.theirAmount, c.discrepancy.theirCurrency)}</td>
+                    </>
+                  ) : (
+                    <>
+                      <td className="mono">{c.conflict?.reference}<div className="small muted">{c.conflict?.provider}</div></td>
+                      <td>{c.conflict?.detectedAt.toISOString().slice(0, 10)}</td>
+                      <td className="num" colSpan={2}>{c.conflict?.kind === "OVER_REFUND" ? "refunds exceed the payment" : "deliveries disagree"}</td>
+                    </>
+                  )}
                   <td>{STATUS[c.status]}</td>
                   <td className="small">{p ? <>{p.resolution.toLowerCase()} by {p.proposedByLabel}; {approvals} of {p.requiredApprovals} approvals{p.proposedById === principal.userId ? " (yours)" : ""}</> : "—"}</td>
                 </tr>
