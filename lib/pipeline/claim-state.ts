@@ -104,3 +104,53 @@ export async function releaseWithBackoff(claim: Pick<OwnedClaim, "claimId" | "ve
   const attempts = (await prisma.processedEvent.findUnique({ where: { id: claim.claimId }, select: { attempts: true } }))?.attempts ?? 1;
   return releaseClaim(claim, reason, retryDelayMs(attempts));
 }
+
+/**
+ * Releases a claim whose provider could not be asked (its confirmation API is
+ * unreachable, timing out or answering 5xx/429). Waiting for a provider is not
+ * failing: the take is given back, so an outage of any length uses up no attempts
+ * (Flutterwave has no reconciliation source to recover a payment failed here). The
+ * back-off grows with the outage (the time waited so far, at least 1 s, capped at
+ * TALLY_RETRY_MAX_BACKOFF_MS); provider_wait_since keeps when it began, for people.
+ */
+export async function releaseClaimToWaitForProvider(claim: Pick<OwnedClaim, "claimId" | "version">, reason: string): Promise<boolean> {
+  const cap = config().TALLY_RETRY_MAX_BACKOFF_MS;
+  const rows = await prisma.$queryRaw<{ id: bigint }[]>(Prisma.sql`
+    UPDATE processed_events SET
+      claim_version = claim_version + 1,
+      claimed_at = NULL,
+      attempts = GREATEST(attempts - 1, 0),
+      last_error = ${reason},
+      provider_wait_since = coalesce(provider_wait_since, now()),
+      retry_at = now() + LEAST(${cap}::float8, GREATEST(1000, extract(epoch FROM now() - coalesce(provider_wait_since, now())) * 1000)) * interval '1 millisecond'
+    WHERE id = ${claim.claimId} AND claim_version = ${claim.version} AND status = 'CLAIMED'
+    RETURNING id`);
+  return rows.length > 0;
+}
+
+/**
+ * Holds a refund that would take its payment's refunded total past the payment's
+ * amount: not posted, not retried, a conflict and a case for accountants with the
+ * payment and every refund of it. Fenced like every transition.
+ */
+export async function holdOverRefund(
+  claim: Pick<OwnedClaim, "claimId" | "version" | "tenantId" | "provider" | "reference" | "rawEventId">,
+  reason: string,
+  evidence: { claimed: Record<string, unknown>; delivered: Record<string, unknown>; deliveredKey: string },
+): Promise<boolean> {
+  return prisma.$transaction(async (tx) => {
+    const rows = await tx.$queryRaw<{ raw_event_id: bigint }[]>(Prisma.sql`
+      UPDATE processed_events SET status = 'HELD', claim_version = claim_version + 1, claimed_at = NULL, last_error = ${reason}, retry_at = NULL, waiting_for = NULL
+      WHERE id = ${claim.claimId} AND claim_version = ${claim.version} AND status = 'CLAIMED'
+      RETURNING raw_event_id`);
+    if (!rows[0]) return false;
+    await tx.$executeRaw(Prisma.sql`UPDATE raw_events SET status = 'CONFLICT', last_error = ${reason}, processed_at = now() WHERE id = ${claim.rawEventId} AND status = 'CLAIMED'`);
+    await tx.$executeRaw(Prisma.sql`
+      WITH ins AS (
+        INSERT INTO claim_conflicts (tenant_id, kind, provider, reference, processed_event_id, raw_event_id, claimed, delivered, delivered_key)
+        VALUES (${claim.tenantId}::uuid, 'OVER_REFUND', ${claim.provider}::"Provider", ${claim.reference}, ${claim.claimId}, ${claim.rawEventId}, ${JSON.stringify(evidence.claimed)}::jsonb, ${JSON.stringify(evidence.delivered)}::jsonb, ${evidence.deliveredKey})
+        ON CONFLICT (processed_event_id, delivered_key) DO NOTHING RETURNING id)
+      INSERT INTO cases (tenant_id, conflict_id, kind) SELECT ${claim.tenantId}::uuid, id, 'CONFLICT' FROM ins`);
+    return true;
+  });
+}

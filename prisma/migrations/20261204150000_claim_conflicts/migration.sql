@@ -14,6 +14,7 @@ ALTER TABLE "processed_events" ADD COLUMN     "account" TEXT,
 ADD COLUMN     "amount" BIGINT,
 ADD COLUMN     "currency" CHAR(3),
 ADD COLUMN     "movement_kind" "PostingKind",
+ADD COLUMN     "payment_reference" TEXT,
 ADD COLUMN     "provider_wait_since" TIMESTAMPTZ(3);
 
 -- AlterTable
@@ -31,6 +32,7 @@ CREATE TABLE "claim_conflicts" (
     "raw_event_id" BIGINT NOT NULL,
     "claimed" JSONB NOT NULL,
     "delivered" JSONB NOT NULL,
+    "delivered_key" TEXT NOT NULL,
     "detected_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
     CONSTRAINT "claim_conflicts_pkey" PRIMARY KEY ("id")
@@ -43,7 +45,7 @@ CREATE INDEX "claim_conflicts_tenant_id_detected_at_idx" ON "claim_conflicts"("t
 CREATE INDEX "claim_conflicts_raw_event_id_idx" ON "claim_conflicts"("raw_event_id");
 
 -- CreateIndex
-CREATE UNIQUE INDEX "claim_conflicts_processed_event_id_raw_event_id_key" ON "claim_conflicts"("processed_event_id", "raw_event_id");
+CREATE UNIQUE INDEX "claim_conflicts_processed_event_id_delivered_key_key" ON "claim_conflicts"("processed_event_id", "delivered_key");
 
 -- CreateIndex
 CREATE INDEX "raw_events_movement_references_idx" ON "raw_events" USING GIN ("movement_references");
