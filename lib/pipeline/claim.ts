@@ -126,7 +126,7 @@ export async function pickUpReceived(batchSize = config().TALLY_WORKER_BATCH): P
           outcomes.push({ id: raw.id, status: "CLAIMED", eventType, note: null, error: null, duplicateOf: null, references });
         } else if (conflict) {
           result.conflicts++;
-          outcomes.push({ id: raw.id, status: "CONFLICT", eventType, note: null, error: conflict.message, duplicateOf: conflict.firstRawEventId, references });
+          outcomes.push({ id: raw.id, status: "CONFLICT", eventType, note: null, error: conflict.message, duplicateOf: null, references });
         } else {
           result.duplicates++;
           outcomes.push({ id: raw.id, status: "DUPLICATE", eventType, note: null, error: null, duplicateOf: earlier.get(mine[0]!.key)?.rawEventId ?? null, references });
