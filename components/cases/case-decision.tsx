@@ -28,7 +28,7 @@ export type PendingProposal = {
 export type DecisionProps = {
   tenant: string;
   caseId: string;
-  kind: "OURS_NOT_THEIRS" | "MISMATCH";
+  kind: "OURS_NOT_THEIRS" | "MISMATCH" | "CONFLICT";
   status: string;
   resolutions: Resolution[];
   reasonCodes: { code: string; label: string }[];

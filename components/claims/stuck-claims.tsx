@@ -9,10 +9,10 @@ import { api } from "@/components/api-client";
 import { duration, utc } from "@/components/format";
 import { useApiMutation } from "@/components/use-api-mutation";
 
-export type StuckItem = { kind: "stale_claim" | "waiting_claim" | "failed_claim" | "failed_event"; claimId: string | null; rawEventId: string; provider: string; reference: string | null; attempts: number; lastError: string | null; receivedAt: string; claimedAt: string | null };
+export type StuckItem = { kind: "stale_claim" | "waiting_claim" | "provider_wait" | "conflict" | "failed_claim" | "failed_event"; claimId: string | null; rawEventId: string; provider: string; reference: string | null; attempts: number; lastError: string | null; receivedAt: string; claimedAt: string | null };
 export type StuckData = { staleMs: number; items: StuckItem[] };
 
-const KIND: Record<StuckItem["kind"], string> = { stale_claim: "held too long", waiting_claim: "refund waiting for its payment", failed_claim: "claim failed", failed_event: "could not be parsed" };
+const KIND: Record<StuckItem["kind"], string> = { stale_claim: "held too long", waiting_claim: "refund waiting for its payment", provider_wait: "waiting for provider", conflict: "conflict: not posted, a case for accountants", failed_claim: "claim failed", failed_event: "could not be parsed" };
 
 function ReprocessDialog({ tenant, item, onClose, onDone }: { tenant: string; item: StuckItem; onClose: () => void; onDone: (message: string) => void }) {
   const ref = useRef<HTMLDialogElement>(null);
@@ -65,7 +65,7 @@ export function StuckClaims({ tenant, initial, canReprocess }: { tenant: string;
             {data.items.map((i) => (
               <tr key={`${i.rawEventId}-${i.claimId ?? "e"}`}>
                 <td data-label="Event"><Link href={`/t/${tenant}/events/${i.rawEventId}`}>#{i.rawEventId}</Link> <span className="muted">{i.provider}</span></td>
-                <td data-label="What"><span className={i.kind === "stale_claim" || i.kind === "waiting_claim" ? "tone-warn" : "tone-bad"}>{KIND[i.kind]}</span>{i.claimedAt && <div className="small muted">held {duration(now - Date.parse(i.claimedAt))}</div>}</td>
+                <td data-label="What"><span className={i.kind === "stale_claim" || i.kind === "waiting_claim" || i.kind === "provider_wait" ? "tone-warn" : "tone-bad"}>{KIND[i.kind]}</span>{i.claimedAt && <div className="small muted">{i.kind === "provider_wait" ? "for" : i.kind === "conflict" ? "found" : "held"} {duration(now - Date.parse(i.claimedAt))}{i.kind === "conflict" ? " ago" : ""}</div>}</td>
                 <td data-label="Reference" className="mono">{i.reference ?? "—"}</td>
                 <td data-label="Age" title={`received ${utc(i.receivedAt)} UTC`}>{duration(now - Date.parse(i.receivedAt))}</td>
                 <td data-label="Attempts" className="num">{i.attempts}</td>

@@ -21,7 +21,7 @@ export type OverviewData = {
   ack: { sloSeconds: number; recent: AckWindow; day: AckWindow; since: string };
   eventsToday: { total: number; webhooks: number; fetched: number; since: string };
   outbox: { pending: number; oldestSeconds: number };
-  stuck: { stale_claim: number; waiting_claim: number; failed_claim: number; failed_event: number; total: number; staleMs: number };
+  stuck: { stale_claim: number; waiting_claim: number; provider_wait: number; conflict: number; failed_claim: number; failed_event: number; total: number; staleMs: number };
   cases: { OPEN: number; PROPOSED: number; WAITING: number; ESCALATED: number; total: number };
   alerts: { id: string; provider: string | null; kind: string; message: string; raisedAt: string }[];
   lastRun: { id: string; provider: string; status: string; startedAt: string; finishedAt: string | null; error: string | null } | null;
@@ -165,7 +165,7 @@ export function OverviewDashboard({ tenant, initial, links }: { tenant: string; 
           <div className={`stat ${data.stuck.total ? "stat-bad" : ""}`} data-testid="stuck-count">
             <span className="stat-label">Stuck claims</span>
             <span className="stat-value">{links.claims ? <Link href={`/t/${tenant}/claims`}>{data.stuck.total}</Link> : data.stuck.total}</span>
-            <span className="small muted">{data.stuck.stale_claim} held over {duration(data.stuck.staleMs)}, {data.stuck.waiting_claim} refunds waiting that long for their payment, {data.stuck.failed_claim} failed claims, {data.stuck.failed_event} unparseable events</span>
+            <span className="small muted">{data.stuck.stale_claim} held over {duration(data.stuck.staleMs)}, {data.stuck.waiting_claim} refunds waiting that long for their payment, {data.stuck.provider_wait} waiting for provider, <span data-testid="stuck-conflicts">{data.stuck.conflict} conflicts</span>, {data.stuck.failed_claim} failed claims, {data.stuck.failed_event} unparseable events</span>
           </div>
           <div className={`stat ${data.cases.total ? "stat-warn" : ""}`}>
             <span className="stat-label">Open cases</span>

@@ -13,7 +13,7 @@ import { prisma } from "@/lib/platform/db";
 import { forgetEndpoints } from "@/lib/pipeline/endpoint-cache";
 import type { Provider } from "@/lib/generated/prisma/enums";
 import { addSecret, generateSecret } from "@/lib/admin/tenants";
-import { unique, type TestTenant } from "@/dev/testing/builders";
+import { aStandardPayment, aStripePayment, unique, type TestTenant } from "@/dev/testing/builders";
 
 /** Adds (or rotates in) a secret for the tenant's endpoint, and sets its settings. Returns the secret. */
 export async function anEndpoint(tenant: TestTenant, provider: Provider, o: { secret?: string; settings?: Record<string, unknown> } = {}): Promise<string> {
@@ -285,3 +285,68 @@ export function paypalHeaders(body: string | Buffer, signer: PaypalSigner, o: { 
     "paypal-auth-algo": "SHA256withRSA",
   };
 }
+
+// ---- Money that is not money (every provider) ----
+
+/**
+ * A payment of each provider with its amount and currency replaced by whatever
+ * an attacker or a broken integration sends (-500, "-500", 2^63, 1e21, "xyz",
+ * "usd "), placed exactly where that provider carries them. Unsigned: for parsers,
+ * and for deliveries signed by the caller.
+ */
+export function aPaymentWithMoney(provider: Provider, money: { amount?: unknown; currency?: unknown }): Record<string, unknown> {
+  const set = (target: Record<string, unknown>, amountKey: string, currencyKey: string) => {
+    if ("amount" in money) target[amountKey] = money.amount;
+    if ("currency" in money) target[currencyKey] = money.currency;
+  };
+  switch (provider) {
+    case "stripe": {
+      const e = aStripePayment();
+      set(e.data.object as Record<string, unknown>, "amount_received", "currency");
+      return e;
+    }
+    case "standard": {
+      const e = aStandardPayment();
+      set(e.data as Record<string, unknown>, "amount", "currency");
+      return e;
+    }
+    case "adyen": {
+      const item = anAdyenItem();
+      set(item.amount as Record<string, unknown>, "value", "currency");
+      return anAdyenBatch([item]);
+    }
+    case "paystack": {
+      const e = aPaystackCharge();
+      set(e.data as Record<string, unknown>, "amount", "currency");
+      return e;
+    }
+    case "flutterwave": {
+      const e = aFlutterwaveCharge();
+      set(e.data as Record<string, unknown>, "amount", "currency");
+      return e;
+    }
+    case "paypal": {
+      const e = aPaypalCapture();
+      set(e.resource.amount as Record<string, unknown>, "value", "currency_code");
+      return e;
+    }
+  }
+}
+
+/** Where each provider's amount sits, as a parse error names it. */
+export const AMOUNT_FIELD: Record<Provider, string> = {
+  stripe: "amount_received",
+  standard: "amount",
+  adyen: "amount.value",
+  paystack: "amount",
+  flutterwave: "amount",
+  paypal: "amount.value",
+};
+export const CURRENCY_FIELD: Record<Provider, string> = {
+  stripe: "currency",
+  standard: "currency",
+  adyen: "amount.currency",
+  paystack: "currency",
+  flutterwave: "currency",
+  paypal: "amount.currency_code",
+};

@@ -88,7 +88,7 @@ describe("an ours-not-theirs case corrected with four eyes", () => {
     expect(approved).toMatchObject({ ok: true, value: { outcome: "carried_out", status: "RESOLVED" } });
     const postingId = approved.ok && approved.value.outcome === "carried_out" ? approved.value.postingId! : 0n;
 
-    const original = k.found.discrepancy.postingId!;
+    const original = k.found.discrepancy!.postingId!;
     const correction = await prisma.posting.findUniqueOrThrow({ where: { id: postingId }, include: { entries: { include: { account: true } } } });
     const originalPosting = await prisma.posting.findUniqueOrThrow({ where: { id: original }, include: { entries: true } });
     expect(correction).toMatchObject({ kind: "CORRECTION", reversesPostingId: original, provider: "stripe", providerReference: k.reference, processedEventId: null });
@@ -96,7 +96,7 @@ describe("an ours-not-theirs case corrected with four eyes", () => {
     expect(await customerBalance(k.tenant, k.account)).toBe(0n);
 
     expect(await prisma.case.findUniqueOrThrow({ where: { id: k.caseId } })).toMatchObject({ status: "RESOLVED", closedAt: expect.any(Date) });
-    expect(await prisma.reconDiscrepancy.findUniqueOrThrow({ where: { id: k.found.discrepancyId } })).toMatchObject({ state: "RESOLVED" });
+    expect(await prisma.reconDiscrepancy.findUniqueOrThrow({ where: { id: k.found.discrepancyId! } })).toMatchObject({ state: "RESOLVED" });
     expect(await prisma.caseProposal.findUniqueOrThrow({ where: { id: proposalId } })).toMatchObject({ status: "APPROVED", postingId });
     const audit = await prisma.auditLog.findMany({ where: { tenantId: k.tenant.id, subjectType: "case", subjectId: String(k.caseId) }, orderBy: { id: "asc" } });
     expect(audit.map((a) => [a.action, a.actorLabel])).toEqual([["case.propose", alice.label], ["case.approve", bruno.label]]);
@@ -132,7 +132,7 @@ describe("an ours-not-theirs case corrected with four eyes", () => {
       proposal: await prisma.caseProposal.findUniqueOrThrow({ where: { id: proposalId } }),
       approvals: await prisma.caseApproval.count({ where: { proposalId } }),
       audit: await prisma.auditLog.count({ where: { tenantId: k.tenant.id } }),
-      discrepancy: await prisma.reconDiscrepancy.findUniqueOrThrow({ where: { id: k.found.discrepancyId } }),
+      discrepancy: await prisma.reconDiscrepancy.findUniqueOrThrow({ where: { id: k.found.discrepancyId! } }),
     });
     const before = await snapshot();
     // A real failure inside the transaction, after the approval row and the case update were written.

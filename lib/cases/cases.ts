@@ -20,7 +20,7 @@ import { shownDelivery } from "@/lib/views/event-signatures";
 import type { CaseKind, CaseResolution, CaseStatus, Provider } from "@/lib/generated/prisma/enums";
 import { writePosting, type Leg } from "@/lib/ledger/postings";
 import type { DomainResult } from "@/lib/platform/refusal";
-import { correctionStake, discrepancyStake, type Stake } from "@/lib/cases/stake";
+import { conflictStake, correctionStake, discrepancyStake, type Stake } from "@/lib/cases/stake";
 import { CORRECTION_REASONS } from "@/lib/cases/labels";
 
 /** A signed-in person: four-eyes is about people, so API tokens cannot decide cases. */
@@ -33,7 +33,9 @@ export { CORRECTION_REASONS };
 
 /** Which resolutions make sense for a kind of case. */
 export function resolutionsFor(kind: CaseKind): CaseResolution[] {
-  // A mismatch is on both sides: it cannot be a timing difference.
+  // A conflict posts nothing by itself (it was never posted): accountants take it up
+  // with the provider; a mismatch is on both sides: it cannot be a timing difference.
+  if (kind === "CONFLICT") return ["ESCALATE"];
   return kind === "OURS_NOT_THEIRS" ? ["TIMING", "ESCALATE", "CORRECT"] : ["ESCALATE", "CORRECT"];
 }
 
@@ -58,11 +60,27 @@ export type CorrectionPlan = {
   target: Record<string, string>;
 };
 
-type CaseRow = { id: bigint; tenant_id: string; discrepancy_id: bigint; kind: CaseKind; status: CaseStatus };
+type CaseRow = { id: bigint; tenant_id: string; discrepancy_id: bigint | null; conflict_id: bigint | null; kind: CaseKind; status: CaseStatus };
+
+/** The subject of a case: its discrepancy's provider and reference, or its conflict's. */
+async function caseSubject(tx: Tx, c: CaseRow): Promise<{ provider: Provider; reference: string }> {
+  if (c.discrepancy_id !== null) return tx.reconDiscrepancy.findUniqueOrThrow({ where: { id: c.discrepancy_id }, select: { provider: true, reference: true } });
+  return tx.claimConflict.findUniqueOrThrow({ where: { id: c.conflict_id! }, select: { provider: true, reference: true } });
+}
+
+/** What a decision without a correction has at stake: our amount or theirs; for a conflict, the larger of the two amounts in dispute. */
+async function caseStake(tx: Tx, c: CaseRow): Promise<Stake> {
+  if (c.discrepancy_id !== null) {
+    const d = await tx.reconDiscrepancy.findUniqueOrThrow({ where: { id: c.discrepancy_id } });
+    return discrepancyStake(d) ?? { amount: 0n, currency: "XXX" };
+  }
+  const k = await tx.claimConflict.findUniqueOrThrow({ where: { id: c.conflict_id! } });
+  return conflictStake([k.claimed, k.delivered] as { amount?: string; currency?: string }[]);
+}
 
 async function lockCase(tx: Tx, tenantId: string, caseId: bigint): Promise<CaseRow | null> {
   const rows = await tx.$queryRaw<CaseRow[]>(Prisma.sql`
-    SELECT id, tenant_id::text, discrepancy_id, kind, status FROM cases WHERE id = ${caseId} AND tenant_id = ${tenantId}::uuid FOR UPDATE`);
+    SELECT id, tenant_id::text, discrepancy_id, conflict_id, kind, status FROM cases WHERE id = ${caseId} AND tenant_id = ${tenantId}::uuid FOR UPDATE`);
   return rows[0] ?? null;
 }
 
@@ -88,6 +106,7 @@ export async function planCorrection(db: Tx, tenantId: string, caseId: bigint): 
   const c = await db.case.findFirst({ where: { id: caseId, tenantId }, include: { discrepancy: true } });
   if (!c) return { ok: false, reason: "not_found", message: `No case ${caseId} in this tenant` };
   const d = c.discrepancy;
+  if (!d) return { ok: false, reason: "no_posting", message: `Case ${caseId} is a conflict: nothing of it was posted, so there is nothing to correct` };
   if (!d.postingId) return { ok: false, reason: "no_posting", message: `Case ${caseId} has no posting of ours to correct` };
   const original = await db.posting.findFirst({ where: { id: d.postingId, tenantId }, include: { entries: { include: { account: true } } } });
   if (!original) return { ok: false, reason: "no_posting", message: `Posting ${d.postingId} is not in this tenant` };
@@ -153,8 +172,7 @@ export async function proposeResolution(tenantId: string, caseId: bigint, propos
       plan = planned.value;
       stake = correctionStake(plan.legs);
     } else {
-      const d = await tx.reconDiscrepancy.findUniqueOrThrow({ where: { id: c.discrepancy_id } });
-      stake = discrepancyStake(d) ?? { amount: 0n, currency: "XXX" };
+      stake = await caseStake(tx, c);
     }
     const requiredApprovals = requiredApprovalsFor(stake.amount);
     const proposal = await tx.caseProposal.create({
@@ -244,13 +262,13 @@ export async function decideProposal(tenantId: string, caseId: bigint, proposalI
     let status: CaseStatus;
     const approvers = [...p.approvals.filter((a) => a.decision === "APPROVE").map((a) => a.approverLabel), checker.label];
     const who = `proposed by ${p.proposedByLabel}, approved by ${approvers.join(" and ")}`;
-    const d = await tx.reconDiscrepancy.findUniqueOrThrow({ where: { id: c.discrepancy_id } });
+    const d = await caseSubject(tx, c);
     if (p.resolution === "CORRECT") {
       const legs: Leg[] = plan!.legs.map((l) => ({ accountId: BigInt(l.accountId), amount: BigInt(l.amount), currency: l.currency }));
       postingId = await writePosting(tx, { tenantId, kind: "CORRECTION", provider: plan!.provider, providerReference: plan!.reference, reversesPostingId: BigInt(plan!.reversesPostingId), description: plan!.description, occurredAt: now, legs });
       status = "RESOLVED";
       await tx.case.update({ where: { id: caseId }, data: { status, closedAt: now, resolution: `corrected by posting #${postingId} (${who})` } });
-      await tx.reconDiscrepancy.update({ where: { id: d.id }, data: { state: "RESOLVED", resolvedAt: now, note: `corrected by posting #${postingId} (case #${caseId})` } });
+      if (c.discrepancy_id !== null) await tx.reconDiscrepancy.update({ where: { id: c.discrepancy_id }, data: { state: "RESOLVED", resolvedAt: now, note: `corrected by posting #${postingId} (case #${caseId})` } });
     } else if (p.resolution === "TIMING") {
       status = "WAITING";
       await tx.case.update({ where: { id: caseId }, data: { status, waitingSince: now, resolution: `timing difference (${who}): the next run covering it re-checks` } });
@@ -293,6 +311,7 @@ export async function listCases(filter: CaseFilter) {
     take: limit + 1,
     include: {
       discrepancy: { select: { provider: true, reference: true, day: true, ourAmount: true, ourCurrency: true, theirAmount: true, theirCurrency: true, possibleTiming: true } },
+      conflict: { select: { kind: true, provider: true, reference: true, detectedAt: true, claimed: true, delivered: true } },
       proposals: { where: { status: "PENDING" }, select: { id: true, resolution: true, proposedByLabel: true, proposedById: true, requiredApprovals: true, approvals: { select: { approverLabel: true, decision: true } } } },
     },
   });
@@ -311,7 +330,9 @@ export async function getCase(tenantId: string, caseId: bigint) {
     },
   });
   if (!c) return null;
+  const conflict = c.conflictId !== null ? await conflictEvidence(tenantId, c.conflictId) : null;
   const d = c.discrepancy;
+  if (!d) return { ...(await conflictCaseDetail(tenantId, c)), conflict, case: c };
   // Ours: every posting of the reference (the original and any corrections), with legs.
   const postings = await prisma.posting.findMany({
     where: { tenantId, provider: d.provider, providerReference: d.reference },
@@ -327,6 +348,7 @@ export async function getCase(tenantId: string, caseId: bigint) {
   const plan = OPEN_STATUSES.includes(c.status) && c.status !== "PROPOSED" && c.status !== "WAITING" ? await planCorrection(prisma, tenantId, caseId) : null;
   return {
     case: c,
+    conflict,
     postings,
     raw: raw && {
       id: raw.id,
@@ -350,3 +372,44 @@ export async function getCase(tenantId: string, caseId: bigint) {
 }
 
 export type CaseDetail = NonNullable<Awaited<ReturnType<typeof getCase>>>;
+
+/**
+ * A conflict's evidence: the delivery that won the claim and the one that disagrees
+ * with it, both exactly as received, side by side; for an over-refund, the payment's
+ * and every refund's deliveries.
+ */
+async function conflictEvidence(tenantId: string, conflictId: bigint) {
+  const k = await prisma.claimConflict.findFirstOrThrow({ where: { id: conflictId, tenantId }, include: { processedEvent: { select: { rawEventId: true, providerReference: true } } } });
+  const rawIds = [k.processedEvent.rawEventId, k.rawEventId, ...((k.claimed as { rawEventIds?: string[] }).rawEventIds ?? []).map(BigInt)];
+  const raws = await prisma.rawEvent.findMany({ where: { id: { in: [...new Set(rawIds)] }, tenantId }, orderBy: { id: "asc" } });
+  return {
+    id: k.id,
+    kind: k.kind,
+    provider: k.provider,
+    reference: k.reference,
+    detectedAt: k.detectedAt,
+    claimed: k.claimed as Record<string, unknown>,
+    delivered: k.delivered as Record<string, unknown>,
+    raws: raws.map((r) => ({ id: r.id, status: r.status, eventType: r.eventType, receivedAt: r.receivedAt, body: shownDelivery(r).body.text, bytes: r.rawBody.length, conflicting: r.id === k.rawEventId })),
+  };
+}
+
+/** getCase's answer for a conflict case: no settlement line and no run; the ledger of the reference as it stands. */
+async function conflictCaseDetail(tenantId: string, c: { kind: CaseKind; conflictId: bigint | null }) {
+  const k = await prisma.claimConflict.findFirstOrThrow({ where: { id: c.conflictId!, tenantId } });
+  const postings = await prisma.posting.findMany({
+    where: { tenantId, provider: k.provider, providerReference: k.reference },
+    orderBy: { id: "asc" },
+    include: { entries: { orderBy: { id: "asc" }, include: { account: { select: { id: true, code: true, kind: true } } } }, processedEvent: { select: { rawEventId: true } } },
+  });
+  return {
+    postings,
+    raw: null,
+    theirs: null,
+    runs: [] as { id: bigint; windowFrom: Date; windowTo: Date; source: string; sourceName: string | null; startedAt: Date }[],
+    plan: null,
+    resolutions: resolutionsFor(c.kind),
+    reasonCodes: [] as { code: string; label: string }[],
+    secondApprovalAbove: BigInt(config().TALLY_CASE_SECOND_APPROVAL_ABOVE),
+  };
+}

@@ -3,7 +3,7 @@
 // One module for the server (validation, pages) and the client (the decision
 // form), with no database access, so the label a proposer picked is the label
 // the checker, the history and the audit reader see.
-export type CaseKindCode = "OURS_NOT_THEIRS" | "MISMATCH";
+export type CaseKindCode = "OURS_NOT_THEIRS" | "MISMATCH" | "CONFLICT";
 export type Resolution = "TIMING" | "ESCALATE" | "CORRECT";
 export type CaseStatusCode = "OPEN" | "PROPOSED" | "WAITING" | "ESCALATED" | "RESOLVED";
 
@@ -23,6 +23,7 @@ export function reasonCodeLabel(code: string): string {
 }
 
 export function resolutionLabel(r: Resolution, kind: CaseKindCode): string {
+  if (kind === "CONFLICT") return "Take it to the provider — nothing of it is posted until they say which delivery is right";
   if (r === "TIMING") return "Timing — the provider will report it later: re-check on the next run";
   if (r === "ESCALATE") return kind === "OURS_NOT_THEIRS" ? "Confirmed valid — the provider's record is missing: escalate to them" : "Ours is right — the provider's record is wrong: escalate to them";
   return kind === "OURS_NOT_THEIRS" ? "Correct — reverse our posting" : "Correct — adjust our posting to the provider's amount";
@@ -30,4 +31,4 @@ export function resolutionLabel(r: Resolution, kind: CaseKindCode): string {
 
 export const CASE_STATUS_LABEL: Record<CaseStatusCode, string> = { OPEN: "to decide", PROPOSED: "awaiting approval", WAITING: "waiting for the next run", ESCALATED: "escalated to the provider", RESOLVED: "resolved" };
 
-export const CASE_KIND_LABEL: Record<CaseKindCode, string> = { OURS_NOT_THEIRS: "ours, not theirs", MISMATCH: "mismatch" };
+export const CASE_KIND_LABEL: Record<CaseKindCode, string> = { OURS_NOT_THEIRS: "ours, not theirs", MISMATCH: "mismatch", CONFLICT: "conflict (not posted)" };

@@ -25,3 +25,14 @@ export function correctionStake(legs: readonly { amount: string | bigint; curren
   }
   return best;
 }
+
+/** A conflict (a retry with other money, an over-refund): the larger of the two sides. */
+export function conflictStake(sides: readonly { amount?: string; currency?: string }[]): Stake {
+  let best: Stake = { amount: 0n, currency: "XXX" };
+  for (const side of sides) {
+    if (!side.amount || !side.currency) continue;
+    const a = abs(BigInt(side.amount));
+    if (a > best.amount) best = { amount: a, currency: side.currency };
+  }
+  return best;
+}

@@ -68,3 +68,35 @@ export function toDecimalText(minor: bigint, currency: string): string {
   const text = exponent === 0 ? whole : `${whole}.${digits.slice(digits.length - exponent)}`;
   return minor < 0n ? `-${text}` : text;
 }
+
+/**
+ * The largest amount one movement may carry: 10^15 minor units (ten trillion
+ * dollars; ~40 billion dollars in VND, which has no minor unit). The ledger's
+ * columns are int8 (at most 2^63 − 1 ≈ 9.2 × 10^18), and a balance is a sum of
+ * entries: with every entry at most 10^15, an account can take 9,223 of the
+ * largest possible movements before its balance could overflow, where with
+ * 2^63 per entry a single second one would. It is also below 2^53, so an amount
+ * sent as a JSON number is exact up to the bound.
+ */
+export const MAX_MINOR_UNITS = 10n ** 15n;
+
+/** Every ISO 4217 code the runtime knows (Node's ICU list: active codes, no XXX/XTS test codes). */
+const ISO_CURRENCIES: ReadonlySet<string> = new Set(Intl.supportedValuesOf("currency"));
+
+/** Whether an upper-case three-letter code is an ISO 4217 currency. */
+export function isIsoCurrency(code: string): boolean {
+  return ISO_CURRENCIES.has(code);
+}
+
+/**
+ * Why an amount cannot be a movement's, or null when it can: money moves in
+ * positive amounts (a refund is a kind, never a negative payment), and within
+ * MAX_MINOR_UNITS. `zero: "allowed"` for providers that really send zero
+ * (Adyen's zero-value authorisations); the parser then ignores it.
+ */
+export function amountProblem(value: bigint, o: { zero: "allowed" | "refused" } = { zero: "refused" }): string | null {
+  if (value < 0n) return `amount must be positive, got ${value} (a refund is its own event, never a negative amount)`;
+  if (value === 0n && o.zero === "refused") return "amount must be positive, got 0 (this provider never sends a zero amount)";
+  if (value > MAX_MINOR_UNITS) return `amount ${value} is beyond the largest movement the ledger accepts (${MAX_MINOR_UNITS} minor units)`;
+  return null;
+}

@@ -4,7 +4,8 @@
 //
 //   RECEIVED raw event ──parse──► IGNORED | FAILED
 //                        └─claim─► CLAIMED (won ≥ 1 key) ──commit──► DONE
-//                                  DUPLICATE (every key already claimed)
+//                                  DUPLICATE (every key already claimed, with the same money)
+//                                  CONFLICT  (a key already claimed with other money: never posted, a case)
 import { config } from "@/lib/platform/config";
 import { Prisma, prisma, type Tx } from "@/lib/platform/db";
 import type { Provider } from "@/lib/generated/prisma/enums";
@@ -32,7 +33,7 @@ export type OwnedClaim = {
   movementsInEvent?: number;
 };
 
-export type PickUpResult = { picked: number; claims: OwnedClaim[]; duplicates: number; ignored: number; failed: number };
+export type PickUpResult = { picked: number; claims: OwnedClaim[]; duplicates: number; conflicts: number; ignored: number; failed: number };
 
 type RawRow = { id: bigint; tenant_id: string; provider: Provider; raw_body: Uint8Array; received_at: Date };
 type Wanted = { key: string; raw: RawRow; movement: Movement };
@@ -76,7 +77,7 @@ export function pickUpSql(batchSize: number): Prisma.Sql {
 export async function pickUpReceived(batchSize = config().TALLY_WORKER_BATCH): Promise<PickUpResult> {
   return prisma.$transaction(async (tx) => {
     const rows = await tx.$queryRaw<RawRow[]>(pickUpSql(batchSize));
-    const result: PickUpResult = { picked: rows.length, claims: [], duplicates: 0, ignored: 0, failed: 0 };
+    const result: PickUpResult = { picked: rows.length, claims: [], duplicates: 0, conflicts: 0, ignored: 0, failed: 0 };
     const outcomes: RawOutcome[] = [];
     const wanted: Wanted[] = [];
     const eventTypes = new Map<bigint, string>();
@@ -85,10 +86,10 @@ export async function pickUpReceived(batchSize = config().TALLY_WORKER_BATCH): P
       const parsed = parseRaw(raw.provider, raw.raw_body);
       if (parsed.kind === "failed") {
         result.failed++;
-        outcomes.push({ id: raw.id, status: "FAILED", eventType: null, note: null, error: parsed.error, duplicateOf: null });
+        outcomes.push({ id: raw.id, status: "FAILED", eventType: null, note: null, error: parsed.error, duplicateOf: null, references: [] });
       } else if (parsed.kind === "ignored") {
         result.ignored++;
-        outcomes.push({ id: raw.id, status: "IGNORED", eventType: parsed.eventType, note: parsed.reason, error: null, duplicateOf: null });
+        outcomes.push({ id: raw.id, status: "IGNORED", eventType: parsed.eventType, note: parsed.reason, error: null, duplicateOf: null, references: [] });
       } else {
         eventTypes.set(raw.id, parsed.eventType);
         for (const movement of parsed.movements) {
@@ -102,7 +103,14 @@ export async function pickUpReceived(batchSize = config().TALLY_WORKER_BATCH): P
 
     if (wanted.length > 0) {
       const won = await claimKeys(tx, wanted);
-      const earlier = await firstCarriers(tx, wanted.filter((w) => !won.has(`${w.key}\u0000${w.raw.id}`)).map((w) => w.key));
+      const lost = wanted.filter((w) => !won.has(`${w.key}\u0000${w.raw.id}`));
+      const earlier = await firstCarriers(tx, lost.map((w) => w.key));
+      // A lost key whose claim holds other money is a conflict, not a duplicate.
+      const conflicting = lost.filter((w) => {
+        const c = earlier.get(w.key);
+        return c !== undefined && c.amount !== null && canonical(c) !== canonical(w.movement);
+      });
+      const conflictOf = await recordConflicts(tx, conflicting.map((w) => ({ tenantId: w.raw.tenant_id, provider: w.raw.provider, rawEventId: w.raw.id, movement: w.movement, claim: earlier.get(w.key)! })));
       for (const raw of rows) {
         const mine = wanted.filter((w) => w.raw.id === raw.id);
         if (mine.length === 0) continue;
@@ -111,12 +119,17 @@ export async function pickUpReceived(batchSize = config().TALLY_WORKER_BATCH): P
           return claim ? [{ ...claim, tenantId: raw.tenant_id, provider: raw.provider, reference: w.movement.reference, rawEventId: raw.id, movement: w.movement, receivedAt: raw.received_at, movementsInEvent: mine.length }] : [];
         });
         const eventType = eventTypes.get(raw.id) ?? null;
+        const references = mine.map((w) => w.movement.reference);
+        const conflict = mine.map((w) => conflictOf.get(`${w.key}\u0000${raw.id}`)).find((c) => c !== undefined);
         if (owned.length > 0) {
           result.claims.push(...owned);
-          outcomes.push({ id: raw.id, status: "CLAIMED", eventType, note: null, error: null, duplicateOf: null });
+          outcomes.push({ id: raw.id, status: "CLAIMED", eventType, note: null, error: null, duplicateOf: null, references });
+        } else if (conflict) {
+          result.conflicts++;
+          outcomes.push({ id: raw.id, status: "CONFLICT", eventType, note: null, error: conflict.message, duplicateOf: null, references });
         } else {
           result.duplicates++;
-          outcomes.push({ id: raw.id, status: "DUPLICATE", eventType, note: null, error: null, duplicateOf: earlier.get(mine[0]!.key) ?? null });
+          outcomes.push({ id: raw.id, status: "DUPLICATE", eventType, note: null, error: null, duplicateOf: earlier.get(mine[0]!.key)?.rawEventId ?? null, references });
         }
       }
     }
@@ -125,7 +138,7 @@ export async function pickUpReceived(batchSize = config().TALLY_WORKER_BATCH): P
   }, TX_OPTIONS);
 }
 
-type RawOutcome = { id: bigint; status: "CLAIMED" | "DUPLICATE" | "IGNORED" | "FAILED"; eventType: string | null; note: string | null; error: string | null; duplicateOf: bigint | null };
+type RawOutcome = { id: bigint; status: "CLAIMED" | "DUPLICATE" | "CONFLICT" | "IGNORED" | "FAILED"; eventType: string | null; note: string | null; error: string | null; duplicateOf: bigint | null; references: string[] };
 
 /** The batch's verdicts in one statement rather than one round trip per event. */
 async function recordOutcomes(tx: Tx, outcomes: RawOutcome[]): Promise<void> {
@@ -136,6 +149,7 @@ async function recordOutcomes(tx: Tx, outcomes: RawOutcome[]): Promise<void> {
       note = v.note,
       last_error = v.error,
       duplicate_of_id = v.duplicate_of,
+      movement_references = ARRAY(SELECT jsonb_array_elements_text(v.refs::jsonb)),
       attempts = r.attempts + 1,
       processed_at = CASE WHEN v.status = 'CLAIMED' THEN r.processed_at ELSE now() END
     FROM unnest(
@@ -144,7 +158,8 @@ async function recordOutcomes(tx: Tx, outcomes: RawOutcome[]): Promise<void> {
       ${outcomes.map((o) => o.eventType)}::text[],
       ${outcomes.map((o) => o.note)}::text[],
       ${outcomes.map((o) => o.error)}::text[],
-      ${outcomes.map((o) => (o.duplicateOf === null ? null : o.duplicateOf.toString()))}::bigint[]) AS v(id, status, event_type, note, error, duplicate_of)
+      ${outcomes.map((o) => (o.duplicateOf === null ? null : o.duplicateOf.toString()))}::bigint[],
+      ${outcomes.map((o) => JSON.stringify(o.references))}::text[]) AS v(id, status, event_type, note, error, duplicate_of, refs)
     WHERE r.id = v.id`);
 }
 
@@ -157,24 +172,75 @@ async function recordOutcomes(tx: Tx, outcomes: RawOutcome[]): Promise<void> {
 async function claimKeys(tx: Tx, wanted: Wanted[]): Promise<Map<string, { claimId: bigint; version: number }>> {
   const sorted = [...wanted].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : Number(a.raw.id - b.raw.id)));
   const rows = await tx.$queryRaw<{ id: bigint; idempotency_key: string; raw_event_id: bigint; claim_version: number }[]>(Prisma.sql`
-    INSERT INTO processed_events (idempotency_key, tenant_id, provider, provider_reference, raw_event_id)
+    INSERT INTO processed_events (idempotency_key, tenant_id, provider, provider_reference, raw_event_id, movement_kind, account, amount, currency, payment_reference)
     SELECT * FROM unnest(
       ${sorted.map((w) => w.key)}::text[],
       ${sorted.map((w) => w.raw.tenant_id)}::uuid[],
       ${sorted.map((w) => w.raw.provider)}::"Provider"[],
       ${sorted.map((w) => w.movement.reference)}::text[],
-      ${sorted.map((w) => w.raw.id.toString())}::bigint[])
+      ${sorted.map((w) => w.raw.id.toString())}::bigint[],
+      ${sorted.map((w) => w.movement.kind)}::"PostingKind"[],
+      ${sorted.map((w) => w.movement.account)}::text[],
+      ${sorted.map((w) => w.movement.amount.toString())}::bigint[],
+      ${sorted.map((w) => w.movement.currency)}::text[],
+      ${sorted.map((w) => w.movement.paymentReference ?? null)}::text[])
     ON CONFLICT (idempotency_key) DO NOTHING
     RETURNING id, idempotency_key, raw_event_id, claim_version`);
   return new Map(rows.map((r) => [`${r.idempotency_key}\u0000${r.raw_event_id}`, { claimId: r.id, version: r.claim_version }]));
 }
 
-/** For keys claimed before: which raw event carried them first. */
-async function firstCarriers(tx: Tx, keys: string[]): Promise<Map<string, bigint>> {
+/** What a claim holds: the movement it was won with (amount null on claims older than these columns). */
+export type ClaimedMovement = { claimId: bigint; rawEventId: bigint; kind: string | null; account: string | null; amount: bigint | null; currency: string | null };
+
+/** For keys claimed before: which raw event carried them first, and the money it claimed. */
+async function firstCarriers(tx: Tx, keys: string[]): Promise<Map<string, ClaimedMovement>> {
   if (keys.length === 0) return new Map();
-  const rows = await tx.$queryRaw<{ idempotency_key: string; raw_event_id: bigint }[]>(Prisma.sql`
-    SELECT idempotency_key, raw_event_id FROM processed_events WHERE idempotency_key = ANY(${keys}::text[])`);
-  return new Map(rows.map((r) => [r.idempotency_key, r.raw_event_id]));
+  const rows = await tx.$queryRaw<{ id: bigint; idempotency_key: string; raw_event_id: bigint; movement_kind: string | null; account: string | null; amount: bigint | null; currency: string | null }[]>(Prisma.sql`
+    SELECT id, idempotency_key, raw_event_id, movement_kind::text, account, amount, trim(currency) AS currency FROM processed_events WHERE idempotency_key = ANY(${keys}::text[])`);
+  return new Map(rows.map((r) => [r.idempotency_key, { claimId: r.id, rawEventId: r.raw_event_id, kind: r.movement_kind, account: r.account, amount: r.amount, currency: r.currency }]));
+}
+
+/**
+ * A movement's money, canonical: kind, account, amount, currency. Two deliveries
+ * are the same movement when these agree, whatever their JSON formatting, field
+ * order, event id or timestamps; when they do not, retrying cannot say which is right.
+ */
+export function canonical(m: { kind: string | null; account: string | null; amount: bigint | null; currency: string | null }): string {
+  return JSON.stringify([m.kind, m.account, m.amount?.toString() ?? null, m.currency]);
+}
+
+const moneyOf = (m: { kind: string | null; account: string | null; amount: bigint | null; currency: string | null }) => ({ kind: m.kind, account: m.account, amount: m.amount?.toString() ?? null, currency: m.currency });
+
+type Conflicting = { tenantId: string; provider: Provider; rawEventId: bigint; movement: Movement; claim: ClaimedMovement };
+
+/**
+ * Records each conflicting delivery once (the same conflicting body delivered again
+ * finds the same row: unique on the claim and the delivered money) and opens a case
+ * for each new one, in the pick-up's transaction. Returns, per key and raw event,
+ * the message and the raw event that first carried this conflict.
+ */
+async function recordConflicts(tx: Tx, conflicts: Conflicting[]): Promise<Map<string, { message: string; firstRawEventId: bigint }>> {
+  const out = new Map<string, { message: string; firstRawEventId: bigint }>();
+  for (const c of conflicts) {
+    const deliveredKey = canonical(c.movement);
+    const claimed = moneyOf(c.claim);
+    const delivered = moneyOf(c.movement);
+    const [row] = await tx.$queryRaw<{ id: bigint; raw_event_id: bigint; inserted: boolean }[]>(Prisma.sql`
+      WITH ins AS (
+        INSERT INTO claim_conflicts (tenant_id, kind, provider, reference, processed_event_id, raw_event_id, claimed, delivered, delivered_key)
+        VALUES (${c.tenantId}::uuid, 'DIFFERENT_RETRY', ${c.provider}::"Provider", ${c.movement.reference}, ${c.claim.claimId}, ${c.rawEventId}, ${JSON.stringify(claimed)}::jsonb, ${JSON.stringify(delivered)}::jsonb, ${deliveredKey})
+        ON CONFLICT (processed_event_id, delivered_key) DO NOTHING
+        RETURNING id, raw_event_id),
+      opened AS (INSERT INTO cases (tenant_id, conflict_id, kind) SELECT ${c.tenantId}::uuid, id, 'CONFLICT' FROM ins)
+      SELECT id, raw_event_id, true AS inserted FROM ins
+      UNION ALL
+      SELECT id, raw_event_id, false FROM claim_conflicts WHERE processed_event_id = ${c.claim.claimId} AND delivered_key = ${deliveredKey} AND NOT EXISTS (SELECT 1 FROM ins)`);
+    const differs = (["kind", "account", "amount", "currency"] as const).filter((f) => claimed[f] !== delivered[f]).map((f) => `${f} ${claimed[f] ?? "(none)"} → ${delivered[f] ?? "(none)"}`);
+    const message = `conflicts with the claim on ${c.movement.reference} (raw event ${c.claim.rawEventId}): ${differs.join(", ")}; not posted, held for accountants`;
+    // A concurrent pick-up inserting the same conflict: the unique index makes one of them wait, then see the row.
+    out.set(`${idempotencyKey(c.tenantId, c.provider, c.movement.reference)}\u0000${c.rawEventId}`, { message, firstRawEventId: row?.raw_event_id ?? c.claim.rawEventId });
+  }
+  return out;
 }
 
 /**
@@ -192,83 +258,4 @@ export async function takeReleasedClaims(batchSize = config().TALLY_WORKER_BATCH
       FOR UPDATE SKIP LOCKED)
     RETURNING id, claim_version, tenant_id, provider, provider_reference, raw_event_id`);
   return rows.map((r) => ({ claimId: r.id, version: r.claim_version, tenantId: r.tenant_id, provider: r.provider, reference: r.provider_reference, rawEventId: r.raw_event_id }));
-}
-
-export type Release = { claimId: bigint; version: number; failed: boolean; attempts: number };
-
-/**
- * Releases a claim for any worker to retry after `retryAfterMs`, fenced by the
- * token (a claim that has moved on is left alone). Past the attempt limit the
- * claim and its raw event become FAILED and show as stuck instead of looping.
- */
-export async function releaseClaim(claim: Pick<OwnedClaim, "claimId" | "version">, reason: string, retryAfterMs: number): Promise<Release | null> {
-  const max = config().TALLY_MAX_ATTEMPTS;
-  return prisma.$transaction(async (tx) => {
-    const rows = await tx.$queryRaw<{ id: bigint; claim_version: number; status: string; attempts: number; raw_event_id: bigint }[]>(Prisma.sql`
-      UPDATE processed_events SET
-        claim_version = claim_version + 1,
-        claimed_at = NULL,
-        last_error = ${reason},
-        retry_at = now() + ${retryAfterMs} * interval '1 millisecond',
-        status = CASE WHEN attempts >= ${max} THEN 'FAILED'::"ClaimStatus" ELSE status END
-      WHERE id = ${claim.claimId} AND claim_version = ${claim.version} AND status = 'CLAIMED'
-      RETURNING id, claim_version, status::text, attempts, raw_event_id`);
-    const row = rows[0];
-    if (!row) return null;
-    const failed = row.status === "FAILED";
-    if (failed) await markRawFailed(tx, row.raw_event_id, `gave up after ${row.attempts} attempts: ${reason}`);
-    return { claimId: row.id, version: row.claim_version, failed, attempts: row.attempts };
-  });
-}
-
-/**
- * The payment's commit and a refund's release to wait for it both take this
- * lock, so one of them always sees the other: the release sees the posting (and
- * retries at once), or the commit sees the waiting refund (and wakes it).
- */
-export async function lockPaymentReference(tx: Tx, tenantId: string, provider: Provider, paymentReference: string): Promise<void> {
-  await tx.$executeRaw(Prisma.sql`SELECT pg_advisory_xact_lock(hashtextextended(${`payment:${tenantId}:${provider}:${paymentReference}`}, 0))`);
-}
-
-/**
- * Releases a refund until its payment is posted. Waiting is not failing: the
- * take that found the payment missing is given back (a payment webhook may come
- * hours late, or only through reconciliation, and the refund must still post).
- * The payment's commit wakes it (see lockPaymentReference); the slow recheck,
- * every TALLY_WAIT_RECHECK_MS, is only a backstop.
- */
-export async function releaseClaimToWait(claim: Pick<OwnedClaim, "claimId" | "version" | "tenantId" | "provider">, reason: string, paymentReference: string): Promise<boolean> {
-  return prisma.$transaction(async (tx) => {
-    await lockPaymentReference(tx, claim.tenantId, claim.provider, paymentReference);
-    const rows = await tx.$queryRaw<{ id: bigint }[]>(Prisma.sql`
-      UPDATE processed_events SET
-        claim_version = claim_version + 1,
-        claimed_at = NULL,
-        attempts = GREATEST(attempts - 1, 0),
-        last_error = ${reason},
-        waiting_for = ${paymentReference},
-        retry_at = CASE
-          WHEN EXISTS (SELECT 1 FROM postings WHERE tenant_id = ${claim.tenantId}::uuid AND provider = ${claim.provider}::"Provider" AND provider_reference = ${paymentReference} AND kind = 'PAYMENT') THEN now()
-          ELSE now() + ${config().TALLY_WAIT_RECHECK_MS} * interval '1 millisecond' END
-      WHERE id = ${claim.claimId} AND claim_version = ${claim.version} AND status = 'CLAIMED'
-      RETURNING id`);
-    return rows.length > 0;
-  });
-}
-
-export async function markRawFailed(tx: Tx, rawEventId: bigint, error: string): Promise<void> {
-  await tx.$executeRaw(Prisma.sql`UPDATE raw_events SET status = 'FAILED', last_error = ${error}, processed_at = now() WHERE id = ${rawEventId} AND status = 'CLAIMED'`);
-}
-
-/** Gives up on a claim at once (retrying cannot help), fenced by the token. */
-export async function failClaim(claim: Pick<OwnedClaim, "claimId" | "version">, reason: string): Promise<boolean> {
-  return prisma.$transaction(async (tx) => {
-    const rows = await tx.$queryRaw<{ raw_event_id: bigint }[]>(Prisma.sql`
-      UPDATE processed_events SET status = 'FAILED', claim_version = claim_version + 1, claimed_at = NULL, last_error = ${reason}
-      WHERE id = ${claim.claimId} AND claim_version = ${claim.version} AND status = 'CLAIMED'
-      RETURNING raw_event_id`);
-    if (!rows[0]) return false;
-    await markRawFailed(tx, rows[0].raw_event_id, reason);
-    return true;
-  });
 }

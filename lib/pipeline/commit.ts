@@ -4,7 +4,8 @@
 // done, and a receipt is queued in the outbox. No network call happens inside.
 import { openSettings } from "@/lib/platform/secrets-at-rest";
 import { setTimeout as sleep } from "node:timers/promises";
-import { failClaim, lockPaymentReference, parseRaw, releaseClaim, releaseClaimToWait, type OwnedClaim } from "@/lib/pipeline/claim";
+import { canonical, parseRaw, type OwnedClaim } from "@/lib/pipeline/claim";
+import { failClaim, holdOverRefund, lockPaymentReference, releaseClaimToWait, releaseClaimToWaitForProvider, releaseWithBackoff } from "@/lib/pipeline/claim-state";
 import { config } from "@/lib/platform/config";
 import { pauseIfFaultAt } from "@/lib/pipeline/fault";
 import { Prisma, prisma, type Tx } from "@/lib/platform/db";
@@ -18,18 +19,15 @@ export type CommitOutcome =
   /** The claim was released and taken by someone else meanwhile: our token is stale, nothing was written. */
   | { kind: "fenced" }
   /** Not possible yet (a refund whose payment is not posted): released for a later retry. */
-  | { kind: "deferred"; reason: string; failed: boolean };
+  | { kind: "deferred"; reason: string; failed: boolean }
+  /** A refund past its payment's amount: held for accountants, never posted by the worker. */
+  | { kind: "held"; reason: string };
 
 /** Rolls the transaction back and says why; not an error, a decision. */
 class Abort extends Error {
-  constructor(readonly outcome: { kind: "fenced" } | { kind: "defer"; reason: string; waitingFor?: string }) {
+  constructor(readonly outcome: { kind: "fenced" } | { kind: "defer"; reason: string; waitingFor?: string } | { kind: "hold"; reason: string; evidence: { claimed: Record<string, unknown>; delivered: Record<string, unknown>; deliveredKey: string } }) {
     super(outcome.kind);
   }
-}
-
-/** Back-off for deferred claims: 1 s, 2 s, 4 s … capped (a minute by default). */
-export function retryDelayMs(attempts: number): number {
-  return Math.min(config().TALLY_RETRY_MAX_BACKOFF_MS, 500 * 2 ** Math.max(1, attempts));
 }
 
 async function movementOf(claim: OwnedClaim): Promise<Movement | string> {
@@ -67,15 +65,47 @@ async function confirmWithProvider(claim: OwnedClaim, movement: Movement): Promi
   try {
     answer = await adapter.confirm(movement, openSettings((endpoint?.settings ?? {}) as Record<string, unknown>));
   } catch (error) {
-    const reason = `${claim.provider} could not be asked to confirm ${movement.reference}: ${error instanceof Error ? error.message : String(error)}`;
-    const attempts = (await prisma.processedEvent.findUnique({ where: { id: claim.claimId }, select: { attempts: true } }))?.attempts ?? 1;
-    const released = await releaseClaim(claim, reason, retryDelayMs(attempts));
-    return released ? { kind: "deferred", reason, failed: released.failed } : { kind: "fenced" };
+    // An outage, not an answer: wait for the provider without using up attempts.
+    const reason = `waiting for provider: ${claim.provider} could not be asked to confirm ${movement.reference}: ${error instanceof Error ? error.message : String(error)}`;
+    return (await releaseClaimToWaitForProvider(claim, reason)) ? { kind: "deferred", reason, failed: false } : { kind: "fenced" };
   }
   // What the provider's API says is what is posted; the webhook's copy was compared against it.
   if (answer.ok) return { post: answer.movement ?? movement };
   const reason = `${claim.provider} did not confirm ${movement.reference} (${answer.reason}): ${answer.message}`;
   return (await failClaim(claim, reason)) ? { kind: "deferred", reason, failed: true } : { kind: "fenced" };
+}
+
+/**
+ * Throws a hold when this refund would take the payment's refunded total past the
+ * payment's amount (in its currency). Runs under the payment's advisory lock, in
+ * the commit's transaction: a concurrent refund of the same payment waits for this
+ * commit and then counts this refund. A payment not posted yet cannot be checked
+ * (its amount is unknown); refunds naming no account wait for it anyway.
+ */
+async function refuseOverRefund(tx: Tx, claim: OwnedClaim, movement: Movement, paymentReference: string): Promise<void> {
+  await lockPaymentReference(tx, claim.tenantId, claim.provider, paymentReference);
+  const claims = await tx.$queryRaw<{ raw_event_id: bigint; reference: string; kind: string; amount: bigint; currency: string; status: string }[]>(Prisma.sql`
+    SELECT raw_event_id, provider_reference AS reference, movement_kind::text AS kind, amount, trim(currency) AS currency, status::text
+    FROM processed_events
+    WHERE tenant_id = ${claim.tenantId}::uuid AND provider = ${claim.provider}::"Provider" AND amount IS NOT NULL
+      AND ((provider_reference = ${paymentReference} AND movement_kind = 'PAYMENT' AND status = 'DONE')
+        OR (payment_reference = ${paymentReference} AND movement_kind = 'REFUND' AND status IN ('DONE', 'HELD')))
+    ORDER BY id`);
+  const payment = claims.find((c) => c.kind === "PAYMENT");
+  if (!payment || payment.currency !== movement.currency) return;
+  const refunded = claims.filter((c) => c.kind === "REFUND" && c.status === "DONE" && c.currency === movement.currency).reduce((sum, c) => sum + c.amount, 0n);
+  if (refunded + movement.amount <= payment.amount) return;
+  const side = (c: (typeof claims)[number]) => ({ reference: c.reference, kind: c.kind, amount: c.amount.toString(), currency: c.currency, status: c.status, rawEventId: c.raw_event_id.toString() });
+  const reason = `refund ${movement.reference} of ${movement.amount} ${movement.currency} would bring ${paymentReference}'s refunds to ${refunded + movement.amount}, past the payment's ${payment.amount}: held for accountants, not posted`;
+  throw new Abort({
+    kind: "hold",
+    reason,
+    evidence: {
+      claimed: { payment: side(payment), refunds: claims.filter((c) => c.kind === "REFUND").map(side), refundedSoFar: refunded.toString(), rawEventIds: claims.map((c) => c.raw_event_id.toString()) },
+      delivered: { kind: movement.kind, reference: movement.reference, account: movement.account, amount: movement.amount.toString(), currency: movement.currency, paymentReference },
+      deliveredKey: canonical({ kind: movement.kind, account: movement.account, amount: movement.amount, currency: movement.currency }),
+    },
+  });
 }
 
 export async function commitClaim(claim: OwnedClaim): Promise<CommitOutcome> {
@@ -103,6 +133,8 @@ export async function commitClaim(claim: OwnedClaim): Promise<CommitOutcome> {
         }
         // Refunds that arrived first wait for this payment: see lockPaymentReference.
         if (movement.kind === "PAYMENT") await lockPaymentReference(tx, claim.tenantId, claim.provider, movement.reference);
+        // Refunds of one payment take the payment's lock, so two cannot both fit under its amount.
+        else if (movement.paymentReference) await refuseOverRefund(tx, claim, movement, movement.paymentReference);
         const customerId = await ensureAccount(tx, claim.tenantId, customer, "CUSTOMER");
         const clearingId = await ensureAccount(tx, claim.tenantId, clearingAccountCode(claim.provider), "PROVIDER_CLEARING");
         // A payment: the provider owes us (debit clearing), we owe the customer (credit customer). A refund reverses it.
@@ -127,7 +159,7 @@ export async function commitClaim(claim: OwnedClaim): Promise<CommitOutcome> {
         // off the fenced claim, and writes nothing if the token is no longer current.
         const [written] = await tx.$queryRaw<{ posting_id: bigint; outbox_id: bigint; woken: number }[]>(Prisma.sql`
           WITH fence AS (
-            UPDATE processed_events SET status = 'DONE', done_at = now(), last_error = NULL, retry_at = NULL, waiting_for = NULL
+            UPDATE processed_events SET status = 'DONE', done_at = now(), last_error = NULL, retry_at = NULL, waiting_for = NULL, provider_wait_since = NULL
             WHERE id = ${claim.claimId} AND claim_version = ${claim.version} AND status = 'CLAIMED' AND claimed_at IS NOT NULL
             RETURNING id),
           posting AS (
@@ -181,13 +213,16 @@ export async function commitClaim(claim: OwnedClaim): Promise<CommitOutcome> {
   } catch (error) {
     if (!(error instanceof Abort)) throw error;
     if (error.outcome.kind === "fenced") return { kind: "fenced" };
+    if (error.outcome.kind === "hold") {
+      const { reason, evidence } = error.outcome;
+      return (await holdOverRefund(claim, reason, evidence)) ? { kind: "held", reason } : { kind: "fenced" };
+    }
     const { reason, waitingFor } = error.outcome;
     if (waitingFor) {
       const released = await releaseClaimToWait(claim, reason, waitingFor);
       return released ? { kind: "deferred", reason, failed: false } : { kind: "fenced" };
     }
-    const attempts = (await prisma.processedEvent.findUnique({ where: { id: claim.claimId }, select: { attempts: true } }))?.attempts ?? 1;
-    const released = await releaseClaim(claim, reason, retryDelayMs(attempts));
+    const released = await releaseWithBackoff(claim, reason);
     return released ? { kind: "deferred", reason, failed: released.failed } : { kind: "fenced" };
   }
 }

@@ -2,7 +2,7 @@
 // stale threshold and not DONE are released (new fencing token) for any worker
 // to reprocess; past the attempt limit they become FAILED and show as stuck.
 import { config } from "@/lib/platform/config";
-import { markRawFailed } from "@/lib/pipeline/claim";
+import { markRawFailed } from "@/lib/pipeline/claim-state";
 import { Prisma, prisma } from "@/lib/platform/db";
 import { CLAIMS_CHANNEL, wake } from "@/lib/pipeline/wake";
 
@@ -12,12 +12,17 @@ const SWEEP_LOCK = 0x7a11_5e01;
 export type SweptClaim = { id: bigint; key: string; attempts: number; failed: boolean; heldForMs: number };
 export type SweepResult = { released: SweptClaim[] };
 
-/** Returns null when another replica is sweeping right now. */
-export async function sweepStaleClaims(staleMs = config().TALLY_STALE_CLAIM_MS): Promise<SweepResult | null> {
+/**
+ * Returns null when another replica is sweeping right now. `whileLocked` runs with
+ * the lock held, before the release: tests use it to hold one sweeper inside while
+ * another tries to get in.
+ */
+export async function sweepStaleClaims(staleMs = config().TALLY_STALE_CLAIM_MS, whileLocked?: () => Promise<void>): Promise<SweepResult | null> {
   const max = config().TALLY_MAX_ATTEMPTS;
   const result = await prisma.$transaction(async (tx) => {
     const [{ locked }] = await tx.$queryRaw<{ locked: boolean }[]>(Prisma.sql`SELECT pg_try_advisory_xact_lock(${SWEEP_LOCK}) AS locked`) as [{ locked: boolean }];
     if (!locked) return null;
+    if (whileLocked) await whileLocked();
     const rows = await tx.$queryRaw<{ id: bigint; idempotency_key: string; attempts: number; status: string; raw_event_id: bigint; held_ms: number }[]>(Prisma.sql`
       WITH stale AS (
         SELECT id, claimed_at FROM processed_events

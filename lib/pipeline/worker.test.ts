@@ -216,11 +216,28 @@ describe("the worker", () => {
     expect(await prisma.rawEvent.findUniqueOrThrow({ where: { id: claim!.rawEventId } })).toMatchObject({ status: "FAILED", lastError: expect.stringContaining("gave up after 10 attempts") });
   });
 
-  it("only one sweeper runs at a time across replicas", async () => {
-    const results = await Promise.all(Array.from({ length: 5 }, () => sweepStaleClaims()));
-    expect(results.filter((r) => r !== null).length).toBeGreaterThanOrEqual(1);
-    // Concurrent sweepers either hold the advisory lock or step aside; none errors.
-    expect(results.every((r) => r === null || Array.isArray(r.released))).toBe(true);
+  it("only one sweeper runs at a time across replicas: a second one, arriving while the first is inside, steps aside", async () => {
+    const payment = aStripePayment({ amount: 100n, account: "acct_two_sweepers" });
+    await send(tenant, payment);
+    const [claim] = (await pickUpReceived(1)).claims;
+    // Two sweepers on their own connections, really overlapping: the first is held inside its
+    // critical section (lock taken, nothing released yet) until the second has run to its end.
+    let inside!: () => void;
+    const firstIsInside = new Promise<void>((r) => (inside = r));
+    let letGo!: () => void;
+    const secondDone = new Promise<void>((r) => (letGo = r));
+    const first = sweepStaleClaims(0, async () => {
+      inside();
+      await secondDone;
+    });
+    await firstIsInside;
+    const second = await sweepStaleClaims(0).finally(letGo);
+    const firstResult = await first;
+    expect(second).toBeNull();
+    expect(firstResult!.released.map((r) => r.id)).toContain(claim!.claimId);
+    // Released once: one new fencing token, not two.
+    expect(await prisma.processedEvent.findUniqueOrThrow({ where: { id: claim!.claimId } })).toMatchObject({ claimVersion: claim!.version + 1, claimedAt: null });
+    await drain();
   });
 
   it("delivers each receipt after commit, retrying a failing transport with back-off", async () => {

@@ -2,8 +2,9 @@
 // polling as the safety net), the outbox dispatcher, and the sweep timer.
 // Safe as several replicas: every take is SKIP LOCKED or advisory-locked.
 import pg from "pg";
-import { pickUpReceived, releaseClaim, takeReleasedClaims, type OwnedClaim } from "@/lib/pipeline/claim";
-import { commitClaim, retryDelayMs } from "@/lib/pipeline/commit";
+import { pickUpReceived, takeReleasedClaims, type OwnedClaim } from "@/lib/pipeline/claim";
+import { releaseClaim, retryDelayMs } from "@/lib/pipeline/claim-state";
+import { commitClaim } from "@/lib/pipeline/commit";
 import { config } from "@/lib/platform/config";
 import { pauseIfFaultAt } from "@/lib/pipeline/fault";
 import { databaseUrl, isDatabaseUnavailable } from "@/lib/platform/db";
@@ -89,6 +90,8 @@ async function commitWithCare(claim: OwnedClaim, log: Log): Promise<void> {
     } else if (outcome.kind === "fenced") {
       m.fenced.inc();
       log("commit.fenced", { claim: claim.claimId, version: claim.version, reference: claim.reference });
+    } else if (outcome.kind === "held") {
+      log("claim.held", { claim: claim.claimId, reference: claim.reference, reason: outcome.reason });
     } else {
       m.deferred.inc();
       if (outcome.failed) m.failures.inc({ stage: "commit" });
@@ -125,6 +128,7 @@ export async function processOnce(log: Log = jsonLog): Promise<number> {
   work += picked.picked;
   if (picked.claims.length > 0) await pauseIfFaultAt("after-claim");
   if (picked.duplicates) m.duplicates.inc(picked.duplicates);
+  if (picked.conflicts) log("pickup.conflicts", { conflicts: picked.conflicts });
   if (picked.ignored) m.ignored.inc(picked.ignored);
   if (picked.failed) m.failures.inc({ stage: "parse" }, picked.failed);
   await inParallel(picked.claims, config().TALLY_WORKER_COMMIT_CONCURRENCY, (claim) => commitWithCare(claim, log));

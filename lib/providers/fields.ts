@@ -2,10 +2,10 @@
 // a number sent as a string, null sent as "", a timestamp as text. The same
 // event must parse to the same movement whichever way it was serialised.
 import { z } from "zod";
-import { decimalText } from "@/lib/ledger/money";
+import { amountProblem, decimalText, isIsoCurrency, toMinorUnits, type MinorUnits } from "@/lib/ledger/money";
 
-/** Integer minor units from a JSON number or a string of digits; never a float. */
-export const minorUnits = z
+/** Integer minor units from a JSON number or a string of digits; never a float. Sign and size unchecked: see amountIn. */
+const integerMinorUnits = z
   .union([z.number(), z.string()])
   .transform((v, ctx) => {
     const text = typeof v === "number" ? (Number.isSafeInteger(v) ? String(v) : "") : v.trim();
@@ -16,6 +16,27 @@ export const minorUnits = z
     return BigInt(text);
   });
 
+/**
+ * The one check every parser's amounts pass (lib/ledger/money's amountProblem):
+ * positive and within the ledger's bound. A refusal names the field through the
+ * zod path, and fails the event at parse time, once, visibly: never retried.
+ */
+const amountIn = (zero: "allowed" | "refused") =>
+  integerMinorUnits.transform((v, ctx) => {
+    const problem = amountProblem(v, { zero });
+    if (problem) {
+      ctx.addIssue({ code: "custom", message: problem });
+      return z.NEVER;
+    }
+    return v;
+  });
+
+/** Positive integer minor units, for providers that never send a zero amount. */
+export const minorUnits = amountIn("refused");
+
+/** Integer minor units where zero is a real thing the provider sends (and the parser ignores); never negative. */
+export const minorUnitsOrZero = amountIn("allowed");
+
 /** Text that may be absent, null or "": all three mean "not given". */
 export const optionalText = z
   .union([z.string(), z.number(), z.null()])
@@ -24,11 +45,30 @@ export const optionalText = z
 
 export const requiredText = z.union([z.string().min(1), z.number()]).transform(String);
 
-export const currencyCode = z
-  .string()
-  .trim()
-  .regex(/^[A-Za-z]{3}$/, "currency must be a three-letter ISO 4217 code")
-  .transform((v) => v.toUpperCase());
+/**
+ * An ISO 4217 code, in any case ("usd" as Stripe sends it), upper-cased; nothing
+ * else: "xyz", "usd " (whitespace is not a reformatting any provider does) and
+ * "US$" are refused, so the ledger never holds a currency that is not one.
+ */
+export const currencyCode = z.string().transform((v, ctx) => {
+  const code = v.toUpperCase();
+  if (!/^[A-Z]{3}$/.test(code) || !isIsoCurrency(code)) {
+    ctx.addIssue({ code: "custom", message: `currency must be a three-letter ISO 4217 code, got ${JSON.stringify(v)}` });
+    return z.NEVER;
+  }
+  return code;
+});
+
+/**
+ * A major-unit decimal ("10.50") of a currency, exactly in its minor units (JPY 0
+ * decimals, KWD 3), with the same sign and size checks as minorUnits.
+ */
+export function decimalMinorUnits(decimal: string, currency: string, zero: "allowed" | "refused" = "refused"): MinorUnits {
+  const r = toMinorUnits(decimal, currency);
+  if (!r.ok) return r;
+  const problem = amountProblem(r.value, { zero });
+  return problem ? { ok: false, error: problem } : r;
+}
 
 /** Unix seconds (number or digits) or an ISO 8601 string. */
 export const timestamp = z.union([z.number(), z.string()]).transform((v, ctx) => {

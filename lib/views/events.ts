@@ -2,7 +2,7 @@
 import { prisma } from "@/lib/platform/db";
 import type { RawEventStatus } from "@/lib/generated/prisma/enums";
 
-export const RAW_EVENT_STATUSES: readonly RawEventStatus[] = ["RECEIVED", "CLAIMED", "DONE", "DUPLICATE", "IGNORED", "FAILED"];
+export const RAW_EVENT_STATUSES: readonly RawEventStatus[] = ["RECEIVED", "CLAIMED", "DONE", "DUPLICATE", "CONFLICT", "IGNORED", "FAILED"];
 
 export type EventFilter = { tenantId: string; status?: RawEventStatus; provider?: string; reference?: string; from?: Date; to?: Date; limit?: number; beforeId?: bigint };
 
@@ -12,8 +12,9 @@ export async function listEvents(filter: EventFilter) {
       tenantId: filter.tenantId,
       ...(filter.status && { status: filter.status }),
       ...(filter.provider && { provider: filter.provider as never }),
-      // People paste whichever id they have: the payment's reference or the delivery's id.
-      ...(filter.reference && { OR: [{ claims: { some: { providerReference: filter.reference } } }, { deliveryId: filter.reference }] }),
+      // People paste whichever id they have: the payment's reference or the delivery's id. Every delivery
+      // that carried the reference (movement_references, set when parsed) matches, not only the claim's winner.
+      ...(filter.reference && { OR: [{ movementReferences: { has: filter.reference } }, { claims: { some: { providerReference: filter.reference } } }, { deliveryId: filter.reference }] }),
       ...((filter.from || filter.to) && { receivedAt: { ...(filter.from && { gte: filter.from }), ...(filter.to && { lt: filter.to }) } }),
       ...(filter.beforeId && { id: { lt: filter.beforeId } }),
     },

@@ -6,7 +6,10 @@
 import { Prisma, prisma } from "@/lib/platform/db";
 import type { Provider } from "@/lib/generated/prisma/enums";
 
-export type StuckKind = "stale_claim" | "waiting_claim" | "failed_claim" | "failed_event";
+// Also: claims waiting for a provider whose confirmation API is down (any age: a
+// person should know the provider is down), and conflicts (deliveries whose money
+// disagrees with their claim, refunds past their payment), which only accountants decide.
+export type StuckKind = "stale_claim" | "waiting_claim" | "provider_wait" | "conflict" | "failed_claim" | "failed_event";
 
 export type StuckItem = {
   kind: StuckKind;
@@ -18,7 +21,7 @@ export type StuckItem = {
   lastError: string | null;
   /** When the event first arrived. */
   receivedAt: Date;
-  /** For a stale claim: since when a worker has held it. */
+  /** For a stale claim: since when a worker has held it; waiting for a provider: since when; a conflict: when found. */
   claimedAt: Date | null;
 };
 
@@ -32,7 +35,17 @@ function stuckSql(tenantId: string, staleMs: number) {
     WHERE c.tenant_id = ${tenantId}::uuid
       AND (c.status = 'FAILED'
         OR (c.status = 'CLAIMED' AND c.claimed_at < now() - ${staleMs} * interval '1 millisecond')
-        OR (c.status = 'CLAIMED' AND c.claimed_at IS NULL AND c.waiting_for IS NOT NULL AND c.created_at < now() - ${staleMs} * interval '1 millisecond'))
+        OR (c.status = 'CLAIMED' AND c.claimed_at IS NULL AND c.waiting_for IS NOT NULL AND c.provider_wait_since IS NULL AND c.created_at < now() - ${staleMs} * interval '1 millisecond'))
+    UNION ALL
+    -- Waiting for the provider's confirmation API, however long: "waiting for provider" and its age.
+    SELECT 'provider_wait', c.id, c.raw_event_id, c.provider, c.provider_reference, c.attempts, c.last_error, r.received_at, c.provider_wait_since
+    FROM processed_events c JOIN raw_events r ON r.id = c.raw_event_id
+    WHERE c.tenant_id = ${tenantId}::uuid AND c.status = 'CLAIMED' AND c.claimed_at IS NULL AND c.provider_wait_since IS NOT NULL
+    UNION ALL
+    -- Conflicts: one row per conflicting delivery (recorded once), never posted.
+    SELECT 'conflict', k.processed_event_id, k.raw_event_id, k.provider, k.reference, 0, coalesce(r.last_error, k.kind::text), r.received_at, k.detected_at
+    FROM claim_conflicts k JOIN raw_events r ON r.id = k.raw_event_id JOIN cases cs ON cs.conflict_id = k.id
+    WHERE k.tenant_id = ${tenantId}::uuid AND cs.status <> 'RESOLVED'
     UNION ALL
     -- Events that failed before claiming anything (unparseable): one row each.
     SELECT 'failed_event', NULL, r.id, r.provider, NULL, r.attempts, r.last_error, r.received_at, NULL
@@ -51,7 +64,7 @@ export type StuckCounts = Record<StuckKind, number> & { total: number };
 
 export async function countStuck(tenantId: string, staleMs: number): Promise<StuckCounts> {
   const rows = await prisma.$queryRaw<{ kind: StuckKind; n: number }[]>(Prisma.sql`SELECT kind, count(*)::int AS n FROM (${stuckSql(tenantId, staleMs)}) s GROUP BY kind`);
-  const counts: StuckCounts = { stale_claim: 0, waiting_claim: 0, failed_claim: 0, failed_event: 0, total: 0 };
+  const counts: StuckCounts = { stale_claim: 0, waiting_claim: 0, provider_wait: 0, conflict: 0, failed_claim: 0, failed_event: 0, total: 0 };
   for (const r of rows) {
     counts[r.kind] = r.n;
     counts.total += r.n;

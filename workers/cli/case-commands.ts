@@ -25,13 +25,13 @@ export const caseCommands: Command[] = [
         const p = c.proposals[0];
         return {
           id: c.id,
-          kind: c.kind === "OURS_NOT_THEIRS" ? "ours-not-theirs" : "mismatch",
+          kind: c.kind === "OURS_NOT_THEIRS" ? "ours-not-theirs" : c.kind === "MISMATCH" ? "mismatch" : `conflict (${c.conflict?.kind.toLowerCase().replace("_", " ")})`,
           status: c.status,
-          provider: c.discrepancy.provider,
-          reference: c.discrepancy.reference,
-          day: c.discrepancy.day.toISOString().slice(0, 10),
-          ours: minor(c.discrepancy.ourAmount, c.discrepancy.ourCurrency),
-          theirs: minor(c.discrepancy.theirAmount, c.discrepancy.theirCurrency),
+          provider: c.discrepancy?.provider ?? c.conflict?.provider,
+          reference: c.discrepancy?.reference ?? c.conflict?.reference,
+          day: (c.discrepancy?.day ?? c.conflict?.detectedAt)?.toISOString().slice(0, 10),
+          ours: c.discrepancy ? minor(c.discrepancy.ourAmount, c.discrepancy.ourCurrency) : "",
+          theirs: c.discrepancy ? minor(c.discrepancy.theirAmount, c.discrepancy.theirCurrency) : "",
           proposal: p ? `${p.resolution.toLowerCase()} by ${p.proposedByLabel}, ${p.approvals.filter((x) => x.decision === "APPROVE").length}/${p.requiredApprovals} approvals` : "",
         };
       })));

@@ -21,7 +21,7 @@
 // A batch where no item moves money is ignored; one malformed money item fails the
 // whole batch, kept for reprocessing, rather than posting part of it.
 import { z } from "zod";
-import { currencyCode, describeZodError, looseBoolean, minorUnits, optionalText, parseJson, requiredText, timestamp } from "@/lib/providers/fields";
+import { currencyCode, describeZodError, looseBoolean, minorUnitsOrZero, optionalText, parseJson, requiredText, timestamp } from "@/lib/providers/fields";
 import type { Movement, ParseResult } from "@/lib/providers/types";
 
 const MONEY_CODES = { AUTHORISATION: "PAYMENT", REFUND: "REFUND" } as const;
@@ -37,7 +37,8 @@ const moneyItem = z.object({
   originalReference: optionalText,
   merchantReference: optionalText,
   eventDate: timestamp,
-  amount: z.object({ value: minorUnits, currency: currencyCode }),
+  // Zero is real: a zero-value AUTHORISATION checks a card (ignored below).
+  amount: z.object({ value: minorUnitsOrZero, currency: currencyCode }),
   additionalData: z.record(z.string(), z.unknown()).nullish().transform((d) => d ?? {}),
 });
 

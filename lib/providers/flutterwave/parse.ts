@@ -16,8 +16,7 @@
 // Account: data.meta.account (or meta_data.account) when the merchant set it, else
 // Flutterwave's customer id; else unallocated.
 import { z } from "zod";
-import { toMinorUnits } from "@/lib/ledger/money";
-import { currencyCode, decimalAmount, describeZodError, metadataAccount, optionalText, optionalTimestamp, parseJson, requiredText } from "@/lib/providers/fields";
+import { currencyCode, decimalAmount, decimalMinorUnits, describeZodError, metadataAccount, optionalText, optionalTimestamp, parseJson, requiredText } from "@/lib/providers/fields";
 import type { ParseResult } from "@/lib/providers/types";
 
 const envelope = z.object({
@@ -49,7 +48,7 @@ export function parseFlutterwave(rawBody: Buffer): ParseResult {
   const c = charge.safeParse(data);
   if (!c.success) return { kind: "failed", error: `${event}: ${describeZodError(c.error)}` };
   const ch = c.data;
-  const amount = toMinorUnits(ch.amount, ch.currency);
+  const amount = decimalMinorUnits(ch.amount, ch.currency);
   if (!amount.ok) return { kind: "failed", error: `${event}: data.amount: ${amount.error}` };
   if (!ch.created_at) return { kind: "failed", error: `${event}: data.created_at: missing` };
   if (amount.value === 0n) return { kind: "ignored", eventType: event, reason: "zero amount" };

@@ -13,8 +13,7 @@
 // occurredAt: resource.create_time (fixed, unlike update_time), else the event's.
 // A resource whose status is present and not COMPLETED (a pending refund) is ignored.
 import { z } from "zod";
-import { toMinorUnits } from "@/lib/ledger/money";
-import { currencyCode, decimalAmount, describeZodError, optionalText, optionalTimestamp, parseJson, requiredText } from "@/lib/providers/fields";
+import { currencyCode, decimalAmount, decimalMinorUnits, describeZodError, optionalText, optionalTimestamp, parseJson, requiredText } from "@/lib/providers/fields";
 import type { ParseResult } from "@/lib/providers/types";
 
 const MONEY_TYPES = { "PAYMENT.CAPTURE.COMPLETED": "PAYMENT", "PAYMENT.CAPTURE.REFUNDED": "REFUND" } as const;
@@ -58,7 +57,7 @@ export function parsePaypal(rawBody: Buffer): ParseResult {
   if (!r.success) return { kind: "failed", error: `${type}: ${describeZodError(r.error)}` };
   const res = r.data;
   if (res.status !== undefined && res.status !== "COMPLETED") return { kind: "ignored", eventType: type, reason: `resource status is ${res.status}, not COMPLETED` };
-  const amount = toMinorUnits(res.amount.value, res.amount.currency_code);
+  const amount = decimalMinorUnits(res.amount.value, res.amount.currency_code);
   if (!amount.ok) return { kind: "failed", error: `${type}: resource.amount.value: ${amount.error}` };
   const occurredAt = res.create_time ?? env.data.create_time;
   if (!occurredAt) return { kind: "failed", error: `${type}: resource.create_time: missing, and no event create_time` };

@@ -11,7 +11,7 @@
 // Reference = data.id. Account = data.account; a refund without one takes the
 // account of data.payment_id's payment; a payment without one is unallocated.
 import { z } from "zod";
-import { currencyCode, describeZodError, minorUnits, optionalText, parseJson, requiredText, timestamp } from "@/lib/providers/fields";
+import { currencyCode, describeZodError, minorUnitsOrZero, optionalText, parseJson, requiredText, timestamp } from "@/lib/providers/fields";
 import type { ParseResult } from "@/lib/providers/types";
 
 const MONEY_TYPES = { "payment.succeeded": "PAYMENT", "refund.succeeded": "REFUND" } as const;
@@ -24,7 +24,8 @@ const envelope = z.object({
 
 const movement = z.object({
   id: requiredText,
-  amount: minorUnits,
+  // Zero is possible in a sender-defined payload (and ignored below); negative never.
+  amount: minorUnitsOrZero,
   currency: currencyCode,
   account: optionalText,
   payment_id: optionalText,

@@ -15,7 +15,7 @@
 // account of the payment it refunds. A payment naming neither is credited to
 // the tenant's "unallocated" account, visibly, rather than dropped.
 import { z } from "zod";
-import { currencyCode, describeZodError, looseBoolean, minorUnits, optionalText, parseJson, requiredText, timestamp } from "@/lib/providers/fields";
+import { currencyCode, describeZodError, looseBoolean, minorUnits, minorUnitsOrZero, optionalText, parseJson, requiredText, timestamp } from "@/lib/providers/fields";
 import type { Movement, ParseResult } from "@/lib/providers/types";
 
 const metadata = z.record(z.string(), z.unknown()).nullish().transform((m) => m ?? {});
@@ -44,7 +44,7 @@ const charge = z.object({
   id: requiredText,
   payment_intent: optionalText,
   amount: minorUnits,
-  amount_captured: minorUnits.optional(),
+  amount_captured: minorUnitsOrZero.optional(),
   captured: looseBoolean.optional(),
   currency: currencyCode,
   customer: optionalText,

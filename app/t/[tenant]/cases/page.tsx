@@ -64,10 +64,20 @@ export default async function CasesPage({ params, searchParams }: { params: Prom
                 <tr key={c.id.toString()}>
                   <td><Link href={`/t/${slug}/cases/${c.id}`}>Case #{c.id.toString()}</Link></td>
                   <td>{KIND[c.kind]}</td>
-                  <td className="mono">{c.discrepancy.reference}<div className="small muted">{c.discrepancy.provider}</div></td>
-                  <td>{c.discrepancy.day.toISOString().slice(0, 10)}{c.discrepancy.possibleTiming ? <div className="small tone-warn">near a window edge</div> : null}</td>
-                  <td className="num">{money(c.discrepancy.ourAmount, c.discrepancy.ourCurrency)}</td>
-                  <td className="num">{money(c.discrepancy.theirAmount, c.discrepancy.theirCurrency)}</td>
+                  {c.discrepancy ? (
+                    <>
+                      <td className="mono">{c.discrepancy.reference}<div className="small muted">{c.discrepancy.provider}</div></td>
+                      <td>{c.discrepancy.day.toISOString().slice(0, 10)}{c.discrepancy.possibleTiming ? <div className="small tone-warn">near a window edge</div> : null}</td>
+                      <td className="num">{money(c.discrepancy.ourAmount, c.discrepancy.ourCurrency)}</td>
+                      <td className="num">{money(c.discrepancy.theirAmount, c.discrepancy.theirCurrency)}</td>
+                    </>
+                  ) : (
+                    <>
+                      <td className="mono">{c.conflict?.reference}<div className="small muted">{c.conflict?.provider}</div></td>
+                      <td>{c.conflict?.detectedAt.toISOString().slice(0, 10)}</td>
+                      <td className="num" colSpan={2}>{c.conflict?.kind === "OVER_REFUND" ? "refunds exceed the payment" : "deliveries disagree"}</td>
+                    </>
+                  )}
                   <td>{STATUS[c.status]}</td>
                   <td className="small">{p ? <>{p.resolution.toLowerCase()} by {p.proposedByLabel}; {approvals} of {p.requiredApprovals} approvals{p.proposedById === principal.userId ? " (yours)" : ""}</> : "—"}</td>
                 </tr>

@@ -5,6 +5,7 @@ import Link from "next/link";
 import { CASE_STATUS_LABEL, reasonCodeLabel } from "@/lib/cases/labels";
 import { notFound } from "next/navigation";
 import { CaseDecision, type DecisionProps, type PendingProposal } from "@/components/cases/case-decision";
+import { ConflictEvidence } from "@/components/cases/conflict-evidence";
 import { PlanTable, type PlanLeg } from "@/components/cases/plan-table";
 import { resolutionLabel } from "@/components/cases/resolution-label";
 import { utc } from "@/components/format";
@@ -12,7 +13,7 @@ import { formatMoney } from "@/components/money";
 import { NoAccess } from "@/components/states";
 import { requirePage } from "@/lib/auth/page-access";
 import { mayDo } from "@/lib/auth/roles";
-import { getCase } from "@/lib/cases/cases";
+import { getCase, type CaseDetail } from "@/lib/cases/cases";
 import { discrepancyStake } from "@/lib/cases/stake";
 import { plain } from "@/lib/platform/http";
 import { bigintId } from "@/lib/platform/query-params";
@@ -30,7 +31,8 @@ export default async function CasePage({ params }: { params: Promise<{ tenant: s
   const detail = caseId.success ? await getCase(tenant.id, caseId.data) : null;
   if (!detail) notFound();
   const c = detail.case;
-  const d = c.discrepancy;
+  if (detail.conflict) return <ConflictCasePage slug={slug} detail={detail} conflict={detail.conflict} principal={principal} />;
+  const d = c.discrepancy!;
   const pending = c.proposals.find((p) => p.status === "PENDING") ?? null;
   const stake = discrepancyStake(d);
   const decision: DecisionProps = {
@@ -120,6 +122,41 @@ export default async function CasePage({ params }: { params: Promise<{ tenant: s
           </ol>
         </>
       )}
+    </>
+  );
+}
+
+/** A conflict case: both deliveries side by side, and the same four-eyes decision. */
+function ConflictCasePage({ slug, detail, conflict, principal }: { slug: string; detail: CaseDetail; conflict: NonNullable<CaseDetail["conflict"]>; principal: { role: Parameters<typeof mayDo>[0]; userId: string } }) {
+  const c = detail.case;
+  const pending = c.proposals.find((p) => p.status === "PENDING") ?? null;
+  const amounts = [conflict.claimed, conflict.delivered].map((v) => v as { amount?: string; currency?: string }).filter((v) => v.amount && v.currency);
+  const stake = amounts.sort((a, b) => (BigInt(b.amount!) > BigInt(a.amount!) ? 1 : -1))[0];
+  return (
+    <>
+      <p><Link href={`/t/${slug}/cases`}>← Cases</Link></p>
+      <h1>Case #{c.id.toString()} <span className="badge badge-muted">{STATUS[c.status]}</span></h1>
+      <dl className="facts">
+        <dt>Kind</dt><dd>{conflict.kind === "OVER_REFUND" ? "Conflict: refunds would exceed their payment" : "Conflict: a delivery disagrees with the claimed movement"}</dd>
+        <dt>Reference</dt><dd className="mono">{conflict.provider} · {conflict.reference}</dd>
+        <dt>Detected</dt><dd>{utc(conflict.detectedAt)} UTC</dd>
+        {c.resolution && <><dt>Outcome</dt><dd>{c.resolution}</dd></>}
+      </dl>
+      <ConflictEvidence tenant={slug} kind={conflict.kind} claimed={conflict.claimed} delivered={conflict.delivered} raws={conflict.raws.map((r) => ({ ...r, id: r.id.toString() }))} />
+      <CaseDecision
+        tenant={slug}
+        caseId={c.id.toString()}
+        kind={c.kind}
+        status={c.status}
+        resolutions={detail.resolutions}
+        reasonCodes={detail.reasonCodes}
+        plan={null}
+        pending={pending && (plain(pending) as PendingProposal)}
+        me={principal.userId}
+        canDecide={mayDo(principal.role, "decideCases")}
+        secondApprovalAbove={detail.secondApprovalAbove.toString()}
+        stake={stake ? { amount: stake.amount!, currency: stake.currency! } : null}
+      />
     </>
   );
 }
