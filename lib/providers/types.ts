@@ -151,6 +151,12 @@ export type SettlementLine = {
   occurredAt: Date;
   /** The line as the provider gave it (CSV text or JSON), kept as evidence. */
   raw: string;
+  /**
+   * Money the comparison does not reconcile yet (fees, disputes, adjustments, refund
+   * failures…): the provider's category, so the run counts and lists the line rather
+   * than dropping it. Unset for payments, refunds and payouts.
+   */
+  notReconciled?: string;
 };
 
 export type FetchedEvent = { rawBody: Buffer<ArrayBuffer>; headers: Record<string, string>; fetchedFrom: string };

@@ -140,7 +140,7 @@ describe("daily reconciliation against the provider simulator", () => {
     const header = "balance_transaction_id,created_utc,currency,gross,fee,net,reporting_category,source_id,payment_intent_id";
     const good = "txn_1,2026-12-01 10:00:00,usd,10.00,0.59,9.41,charge,ch_1,pi_1";
     const cases: [string, string[], string][] = [
-      ["missing column", ["balance_transaction_id,created_utc,currency,fee,net,reporting_category,source_id", "txn_1,2026-12-01 10:00:00,usd,0.59,9.41,charge,ch_1"], 'row 1, column "gross": missing column "gross"'],
+      ["missing column", ["balance_transaction_id,created_utc,currency,fee,net,reporting_category,source_id,payment_intent_id", "txn_1,2026-12-01 10:00:00,usd,0.59,9.41,charge,ch_1,pi_1"], 'row 1, column "gross": missing column "gross"'],
       ["bad amount", [header, good, "txn_2,2026-12-01 11:00:00,usd,12.5x,0,0,charge,ch_2,pi_2"], 'row 3, column "gross": amount must be a decimal number like "10.50", got "12.5x"'],
       ["too many decimals", [header, good, "txn_2,2026-12-01 11:00:00,usd,12.505,0,0,charge,ch_2,pi_2"], 'row 3, column "gross": 12.505 USD has more than 2 decimal places'],
       ["bad date", [header, good, good, "txn_3,01/12/2026,usd,1.00,0,1.00,charge,ch_3,pi_3"], 'row 4, column "created_utc": not a date and time: "01/12/2026"'],

@@ -54,6 +54,8 @@ export type ReconSummary = {
   inFlight: number;
   fetchFailed: number;
   linesOutsideWindow: number;
+  /** Settled lines the comparison does not reconcile yet (fees, disputes, adjustments, refund failures), listed on the run. */
+  notReconciled: number;
   silence: { settledLines: number; webhooksReceived: number; alert: boolean };
   durationMs: number;
   /** Where the time went: streaming the lines in, comparing in SQL, fetching missing events. */
@@ -99,10 +101,10 @@ async function loadLines(client: PoolClient, lines: AsyncIterable<SettlementLine
       if (line.kind !== "OTHER") loaded.money++;
       min = Math.min(min, t);
       max = Math.max(max, t);
-      yield `${line.row}\t${copyText(line.reference)}\t${line.kind}\t${line.amount}\t${line.currency}\t${line.occurredAt.toISOString()}\t${copyText(line.raw)}\n`;
+      yield `${line.row}\t${copyText(line.reference)}\t${line.kind}\t${line.amount}\t${line.currency}\t${line.occurredAt.toISOString()}\t${copyText(line.raw)}\t${line.notReconciled === undefined ? "\\N" : copyText(line.notReconciled)}\n`;
     }
   }
-  const copy = client.query(copyFrom("COPY recon_lines (row_no, reference, kind, amount, currency, occurred_at, raw) FROM STDIN"));
+  const copy = client.query(copyFrom("COPY recon_lines (row_no, reference, kind, amount, currency, occurred_at, raw, not_reconciled) FROM STDIN"));
   await pipeline(Readable.from(chunks()), copy);
   if (Number.isFinite(min)) loaded.span = { from: new Date(min), to: new Date(max + 1) };
   return loaded;
@@ -163,7 +165,7 @@ export async function runReconciliation(input: ReconInput): Promise<DomainResult
   let loadMs = 0;
   try {
     await client.query("BEGIN");
-    await client.query(`CREATE TEMP TABLE recon_lines (row_no int, reference text, kind text, amount bigint, currency text, occurred_at timestamptz, raw text) ON COMMIT DROP`);
+    await client.query(`CREATE TEMP TABLE recon_lines (row_no int, reference text, kind text, amount bigint, currency text, occurred_at timestamptz, raw text, not_reconciled text) ON COMMIT DROP`);
     const meta = { header: null as string[] | null, format: "api" };
     const lines = input.source.kind === "api" ? source!.lines(context, input.window!) : csvLines(input.source.file, input.source.format, meta);
     const loadStarted = Date.now();
@@ -194,7 +196,7 @@ export async function runReconciliation(input: ReconInput): Promise<DomainResult
   summary.durationMs = Date.now() - started;
   await prisma.reconRun.update({ where: { id: run.id }, data: { durationMs: summary.durationMs } });
   await prisma.$transaction((tx) =>
-    recordAudit(tx, { actor: input.actor, action: "recon.run", subjectType: "recon_run", subjectId: String(run.id), tenantId: input.tenantId, details: { provider: input.provider, from: summary.window.from, to: summary.window.to, source: input.source.kind, matched: summary.matched, theirsNotOurs: summary.theirsNotOurs, oursNotTheirs: summary.oursNotTheirs, mismatched: summary.mismatched } }),
+    recordAudit(tx, { actor: input.actor, action: "recon.run", subjectType: "recon_run", subjectId: String(run.id), tenantId: input.tenantId, details: { provider: input.provider, from: summary.window.from, to: summary.window.to, source: input.source.kind, matched: summary.matched, theirsNotOurs: summary.theirsNotOurs, oursNotTheirs: summary.oursNotTheirs, mismatched: summary.mismatched, notReconciled: summary.notReconciled } }),
   );
   return { ok: true, value: summary };
 }
@@ -304,11 +306,17 @@ async function compare(client: PoolClient, input: ReconInput, runId: bigint, win
       count(*) FILTER (WHERE bucket = 'MISMATCH') AS mismatched
     FROM recon_result`)).rows[0]!;
 
+  // Lines about money the comparison does not reconcile yet: counted and listed, never dropped.
+  const unreconciled = (await q<{ n: string; lines: unknown[] | null }>(`SELECT count(*) AS n,
+      (SELECT json_agg(json_build_object('row', row_no, 'reference', reference, 'category', not_reconciled, 'amount', amount::text, 'currency', currency, 'occurredAt', occurred_at) ORDER BY row_no)
+         FROM (SELECT * FROM recon_lines WHERE not_reconciled IS NOT NULL ORDER BY row_no LIMIT 1000) l) AS lines
+    FROM recon_lines WHERE not_reconciled IS NOT NULL`)).rows[0]!;
   const silence = await checkSilence(client, tenantId, provider, window, loaded.money, runId);
   const n = (k: string) => Number(counts[k]);
   await q(`UPDATE recon_runs SET status = 'DONE', finished_at = now(), duration_ms = $2, window_from = $3, window_to = $4,
-      compared = $5, matched = $6, theirs_not_ours = $7, ours_not_theirs = $8, mismatched = $9, webhooks_received = $10, silence_alert = $11 WHERE id = $1`,
-    [runId, Date.now() - started, window.from, window.to, n("compared"), n("matched"), n("theirs"), n("ours"), n("mismatched"), silence.webhooksReceived, silence.alert]);
+      compared = $5, matched = $6, theirs_not_ours = $7, ours_not_theirs = $8, mismatched = $9, webhooks_received = $10, silence_alert = $11,
+      not_reconciled = $12, not_reconciled_lines = $13 WHERE id = $1`,
+    [runId, Date.now() - started, window.from, window.to, n("compared"), n("matched"), n("theirs"), n("ours"), n("mismatched"), silence.webhooksReceived, silence.alert, Number(unreconciled.n), JSON.stringify(unreconciled.lines ?? [])]);
   return {
     runId,
     window,
@@ -324,6 +332,7 @@ async function compare(client: PoolClient, input: ReconInput, runId: bigint, win
     inFlight: 0,
     fetchFailed: 0,
     linesOutsideWindow: loaded.outside,
+    notReconciled: Number(unreconciled.n),
     silence,
     durationMs: Date.now() - started,
     phasesMs: { load: 0, compare: 0, fetch: 0 },

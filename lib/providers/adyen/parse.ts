@@ -20,6 +20,12 @@
 // takes its payment's account).
 // A batch where no item moves money is ignored; one malformed money item fails the
 // whole batch, kept for reprocessing, rather than posting part of it.
+//
+// occurredAt, and why it does not depend on arrival order: the item's eventDate. Only
+// one item type posts each movement (AUTHORISATION a payment, REFUND a refund; CAPTURE,
+// the second event Adyen sends for a payment, is ignored), and Adyen repeats an item
+// with its original eventDate however often and in whatever batch it resends it, so
+// every delivery that can post a movement carries the same date.
 import { z } from "zod";
 import { currencyCode, describeZodError, looseBoolean, minorUnitsOrZero, optionalText, parseJson, requiredText, timestamp } from "@/lib/providers/fields";
 import type { Movement, ParseResult } from "@/lib/providers/types";

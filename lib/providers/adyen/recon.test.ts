@@ -3,6 +3,7 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { SYSTEM_ACTOR } from "@/lib/admin/audit";
 import { prisma } from "@/lib/platform/db";
@@ -52,7 +53,8 @@ describe("reconciling Adyen from its Settlement Details Report", () => {
       { psp: "", type: "Fee", currency: "EUR", debit: "0.50", at: "2026-12-01 23:00:00" },
       { psp: "", type: "MerchantPayout", currency: "EUR", debit: "78.20", at: "2026-12-01 23:30:00" },
     ];
-    writeFileSync(file, csv(rows.map((r) => (r.psp ? r : { ...r, psp: `FEE${r.type}` }))));
+    // Adyen's own fee and payout lines have an empty Psp Reference: the report is taken as Adyen writes it.
+    writeFileSync(file, csv(rows));
 
     const r = await runReconciliation({ tenantId: tenant.id, provider: "adyen", source: { kind: "csv", file }, actor: SYSTEM_ACTOR });
     expect(r.ok).toBe(true);
@@ -67,5 +69,47 @@ describe("reconciling Adyen from its Settlement Details Report", () => {
     const run = await prisma.reconRun.findUniqueOrThrow({ where: { id: r.value.runId } });
     expect(run.windowFrom.toISOString()).toBe("2026-12-01T09:00:00.000Z"); // 10:00 CET
     expect(await ledgerViolations()).toEqual([]);
+  });
+});
+
+describe("Adyen's Settlement Details Report as published (fixtures/, 30 columns, BST)", () => {
+  const FIXTURE = path.join(import.meta.dirname, "fixtures", "settlement_detail_report_batch_7.csv");
+  let fixtureTenant: TestTenant;
+  beforeAll(async () => {
+    fixtureTenant = await aTenant();
+    const hexKey = await anEndpoint(fixtureTenant, "adyen");
+    // 10:00, 11:00 and 13:00 BST are 09:00, 10:00 and 12:00 UTC.
+    const items = [
+      anAdyenItem({ pspReference: "8815000000000001", value: 1130, currency: "GBP", eventDate: "2026-07-01T09:00:00Z" }),
+      anAdyenItem({ pspReference: "8815000000000002", value: 2500, currency: "GBP", eventDate: "2026-07-01T10:00:00Z" }),
+      anAdyenItem({ eventCode: "REFUND", pspReference: "8815000000000003", originalReference: "8815000000000002", value: 500, currency: "GBP", eventDate: "2026-07-01T12:00:00Z" }),
+    ].map((item) => signedByAdyen(item, hexKey));
+    expect((await deliver(webhookRequest(fixtureTenant.slug, "adyen", JSON.stringify(anAdyenBatch(items)), {}))).status).toBe(200);
+    await drainAll();
+  });
+  const reconcile = (file: string) => runReconciliation({ tenantId: fixtureTenant.id, provider: "adyen", source: { kind: "csv", file }, actor: SYSTEM_ACTOR });
+
+  it("imports a report with Adyen's fee, deposit-correction, invoice-deduction and payout lines (empty Psp Reference), matching every payment and refund", async () => {
+    const r = await reconcile(FIXTURE);
+    expect(r).toMatchObject({ ok: true, value: { compared: 3, matched: 3, theirsNotOurs: 0, oursNotTheirs: 0, mismatched: 0, notReconciled: 3 } });
+    if (!r.ok) return;
+    const run = await prisma.reconRun.findUniqueOrThrow({ where: { id: r.value.runId } });
+    expect((run.notReconciledLines as { category: string; amount: string }[]).map((l) => [l.category, l.amount])).toEqual([["Fee", "-50"], ["DepositCorrection", "10000"], ["InvoiceDeduction", "-1200"]]);
+    // 10:00 BST is 09:00 UTC.
+    expect(run.windowFrom.toISOString()).toBe("2026-07-01T09:00:00.000Z");
+  });
+
+  it("reads the TimeZone abbreviations Adyen writes (PST as UTC-8), and refuses an unknown one naming it", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "tally-adyen-tz-"));
+    const text = readFileSync(FIXTURE, "utf8");
+    // The same report written by a Pacific-time account: 01:00 PST is 09:00 UTC.
+    const pst = path.join(dir, "pst.csv");
+    writeFileSync(pst, text.replace(",2026-07-01 10:00:00,BST,", ",2026-07-01 01:00:00,PST,"));
+    const r = await reconcile(pst);
+    expect(r).toMatchObject({ ok: true, value: { matched: 3 } });
+    if (r.ok) expect((await prisma.reconRun.findUniqueOrThrow({ where: { id: r.value.runId } })).windowFrom.toISOString()).toBe("2026-07-01T09:00:00.000Z");
+    const unknown = path.join(dir, "unknown.csv");
+    writeFileSync(unknown, text.replace(",BST,Settled,", ",XYZT,Settled,"));
+    expect(await reconcile(unknown)).toMatchObject({ ok: false, reason: "malformed_report", message: expect.stringContaining('column "TimeZone": unknown time zone "XYZT"') });
   });
 });

@@ -1,32 +1,22 @@
-// Adyen's Settlement Details Report: Settled and Refunded records are the
-// movements webhooks post (a refund keyed by its Modification Reference, the
-// refund's own pspReference); fees, chargebacks and payouts are OTHER.
+// Adyen's Settlement Details Report, matched by header name: Settled and Refunded
+// records are the movements webhooks post (a refund keyed by its Modification
+// Reference, the refund's own pspReference); RefundedReversed nets its refund back
+// to zero (a refund that did not reach the shopper is a mismatch) and is listed as
+// not reconciled, like every other record about money that is not a payment or a
+// refund (Fee, Chargeback, DepositCorrection, InvoiceDeduction, MiscCosts…);
+// MerchantPayout is money leaving for the bank and only kept. Records that are not
+// about one payment have an empty Psp Reference in Adyen's own reports, and often
+// only net columns: they are read from Net Currency / Net Debit / Net Credit then.
+// Creation Date is in the zone named by TimeZone, an abbreviation (./timezones.ts).
 import { cell, currencyOf, dateTime, money, ReportError, type ReportParser } from "@/lib/providers/report";
+import { adyenZoneOffset, knownAdyenZones } from "@/lib/providers/adyen/timezones";
 
-const ADYEN_ZONES: Record<string, string> = {
-  UTC: "Z",
-  GMT: "Z",
-  CET: "+01:00",
-  CEST: "+02:00",
-  EET: "+02:00",
-  EEST: "+03:00",
-  WET: "Z",
-  WEST: "+01:00",
-};
+const PAYOUTS = /^(MerchantPayout|Balancetransfer)$/i;
 
 export const adyenReport: ReportParser = {
   format: "adyen",
   description: "Adyen's Settlement Details Report",
-  required: [
-    "Psp Reference",
-    "Merchant Reference",
-    "Type",
-    "Creation Date",
-    "Gross Currency",
-    "Gross Debit (GC)",
-    "Gross Credit (GC)",
-    "Batch Number",
-  ],
+  required: ["Psp Reference", "Merchant Reference", "Type", "Creation Date", "Gross Currency", "Gross Debit (GC)", "Gross Credit (GC)", "Batch Number"],
   detect: (names) => names.has("Psp Reference") && names.has("Batch Number"),
   mapper(columns) {
     return (row, fields, raw) => {
@@ -34,19 +24,26 @@ export const adyenReport: ReportParser = {
       const type = get("Type");
       if (!type) throw new ReportError(row, "Type", "empty");
       const zone = get("TimeZone");
-      const offset = zone === "" ? "Z" : (ADYEN_ZONES[zone.toUpperCase()] ?? (/^[+-]\d{2}:?\d{2}$/.test(zone) ? zone : null));
-      if (offset === null) throw new ReportError(row, "TimeZone", `unknown time zone "${zone}"`);
+      const offset = zone === "" ? "Z" : adyenZoneOffset(zone);
+      if (offset === null) throw new ReportError(row, "TimeZone", `unknown time zone "${zone}" (known: ${knownAdyenZones()}, or an offset like +01:00)`);
       const occurredAt = dateTime(row, "Creation Date", get("Creation Date"), offset);
-      const currency = currencyOf(row, "Gross Currency", get("Gross Currency"));
-      const credit = money(row, "Gross Credit (GC)", get("Gross Credit (GC)"), currency);
-      const debit = money(row, "Gross Debit (GC)", get("Gross Debit (GC)"), currency);
       const settled = /^Settled(Bulk)?$/i.test(type);
       const refunded = /^Refunded(Bulk)?$/i.test(type);
-      const kind = settled ? "PAYMENT" : refunded ? "REFUND" : "OTHER";
+      const refundReversed = /^RefundedReversed$/i.test(type);
+      const kind = settled ? "PAYMENT" : refunded || refundReversed ? "REFUND" : "OTHER";
+      // Payments and refunds are in the shopper's (gross) currency, the posting's; a record
+      // with no gross side (fees, payouts, corrections) is read from its net columns.
+      const side = kind === "OTHER" && get("Gross Currency") === "" && get("Net Currency") !== "" ? "NC" : "GC";
+      const currencyColumn = side === "GC" ? "Gross Currency" : "Net Currency";
+      const currency = currencyOf(row, currencyColumn, get(currencyColumn));
+      const credit = money(row, side === "GC" ? "Gross Credit (GC)" : "Net Credit (NC)", get(side === "GC" ? "Gross Credit (GC)" : "Net Credit (NC)"), currency);
+      const debit = money(row, side === "GC" ? "Gross Debit (GC)" : "Net Debit (NC)", get(side === "GC" ? "Gross Debit (GC)" : "Net Debit (NC)"), currency);
       // A refund's own pspReference is its Modification Reference; Psp Reference is the payment's.
-      const reference = refunded ? get("Modification Reference") : get("Psp Reference");
-      if (!reference) throw new ReportError(row, refunded ? "Modification Reference" : "Psp Reference", "empty");
-      return { row, reference, kind, amount: credit - debit, currency, occurredAt, raw };
+      const reference =
+        kind === "PAYMENT" ? get("Psp Reference") : kind === "REFUND" ? get("Modification Reference") : get("Psp Reference") || get("Modification Reference") || `${type} row ${row}`;
+      if (!reference) throw new ReportError(row, kind === "REFUND" ? "Modification Reference" : "Psp Reference", "empty");
+      const notReconciled = refundReversed || (kind === "OTHER" && !PAYOUTS.test(type)) ? type : undefined;
+      return { row, reference, kind, amount: credit - debit, currency, occurredAt, raw, ...(notReconciled && { notReconciled }) };
     };
   },
 };

@@ -15,6 +15,11 @@
 // to the customer), a major-unit decimal converted exactly by lib/money.
 // Account: data.meta.account (or meta_data.account) when the merchant set it, else
 // Flutterwave's customer id; else unallocated.
+//
+// occurredAt, and why it does not depend on arrival order: data.created_at. Only
+// charge.completed with status successful posts (Flutterwave sends no second event
+// type for a payment), and its retries resend the same data, so every delivery that
+// can post the payment carries the same created_at.
 import { z } from "zod";
 import { currencyCode, decimalAmount, decimalMinorUnits, describeZodError, metadataAccount, optionalText, optionalTimestamp, parseJson, requiredText } from "@/lib/providers/fields";
 import type { ParseResult } from "@/lib/providers/types";

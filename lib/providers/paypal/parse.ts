@@ -12,6 +12,12 @@
 // set on the purchase unit); a refund with neither takes its payment's account.
 // occurredAt: resource.create_time (fixed, unlike update_time), else the event's.
 // A resource whose status is present and not COMPLETED (a pending refund) is ignored.
+//
+// Why occurredAt does not depend on arrival order: only PAYMENT.CAPTURE.COMPLETED posts a
+// payment (CHECKOUT.ORDER.COMPLETED, the order around the same capture, is ignored)
+// and only PAYMENT.CAPTURE.REFUNDED a refund, and resource.create_time is the
+// capture's (refund's) creation, the same in every retry. The event's create_time is
+// only a fallback for a resource without one, which PayPal does not send.
 import { z } from "zod";
 import { currencyCode, decimalAmount, decimalMinorUnits, describeZodError, optionalText, optionalTimestamp, parseJson, requiredText } from "@/lib/providers/fields";
 import type { ParseResult } from "@/lib/providers/types";

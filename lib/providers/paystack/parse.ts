@@ -14,6 +14,14 @@
 // fails loudly rather than falling back to another field: two keys for one refund
 // would post it twice. paymentReference = data.transaction_reference, else
 // data.transaction.reference: the charge's reference, the key its payment posted under.
+//
+// occurredAt, and why it does not depend on arrival order: a payment is dated by
+// data.paid_at (else created_at), a refund by refunded_at (else processed_at,
+// updated_at, created_at). Only charge.success posts a payment and only
+// refund.processed a refund (refund.pending and the rest are ignored), and Paystack
+// resends an event with the same data, so every delivery that can post a movement
+// carries the same timestamps. (A body that lacked paid_at in one retry and had it in
+// another would differ; Paystack's do not.)
 import { z } from "zod";
 import { currencyCode, describeZodError, metadataAccount, minorUnits, optionalText, optionalTimestamp, parseJson, requiredText } from "@/lib/providers/fields";
 import type { ParseResult } from "@/lib/providers/types";

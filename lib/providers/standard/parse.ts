@@ -10,6 +10,15 @@
 //
 // Reference = data.id. Account = data.account; a refund without one takes the
 // account of data.payment_id's payment; a payment without one is unallocated.
+//
+// occurredAt, and why it does not depend on arrival order: data.created_at. Only
+// payment.succeeded posts a payment and refund.succeeded a refund, one event type
+// each, and a Standard Webhooks retry resends the same body (same webhook-id), so
+// every delivery carries the same created_at. The top-level timestamp is a fallback
+// for senders that omit created_at; it is the event's creation time, the same in the
+// retries of one event, but a sender that announced one movement in two separately
+// created events without created_at would post the first one's: such senders should
+// send created_at.
 import { z } from "zod";
 import { currencyCode, describeZodError, minorUnitsOrZero, optionalText, parseJson, requiredText, timestamp } from "@/lib/providers/fields";
 import type { ParseResult } from "@/lib/providers/types";

@@ -14,12 +14,26 @@ describe("Stripe events to movements", () => {
     });
   });
 
-  it("gives charge.succeeded the same reference as its payment intent, so one payment is one movement", () => {
+  it("posts an intent's payment from payment_intent.succeeded only: charge.succeeded naming the intent is ignored, whatever its date", () => {
     const e = aStripePayment({ reference: "pi_same" });
-    const a = parse(e);
-    const b = parse(aStripeChargeFor(e));
-    expect(a.kind === "money" && b.kind === "money" && [a.movements[0]!.reference, b.movements[0]!.reference]).toEqual(["pi_same", "pi_same"]);
-    expect(a.kind === "money" && b.kind === "money" && a.movements[0]!.amount === b.movements[0]!.amount).toBe(true);
+    const charge = aStripeChargeFor(e);
+    const later = { ...charge, data: { object: { ...charge.data.object, created: e.created + 3 * 86_400 } } };
+    for (const c of [charge, later, { ...later, type: "charge.captured" }])
+      expect(parse(c)).toMatchObject({ kind: "ignored", reason: expect.stringContaining("payment_intent.succeeded for pi_same") });
+    const legacy = { ...charge, data: { object: { ...charge.data.object, payment_intent: null, id: "ch_legacy" } } };
+    expect(parse(legacy)).toMatchObject({ kind: "money", movements: [{ kind: "PAYMENT", reference: "ch_legacy", occurredAt: new Date(charge.data.object.created * 1000) }] });
+  });
+
+  it("reads amounts in Stripe's units: MGA zero-decimal, ISK and UGX ×100, KWD three-decimal, all to ISO 4217 minor units", () => {
+    const cases: [string, number, bigint][] = [["mga", 5000, 500000n], ["isk", 150000, 1500n], ["ugx", 370000, 3700n], ["kwd", 1234, 1234n], ["jpy", 1500, 1500n], ["usd", 1250, 1250n]];
+    for (const [currency, stripe, iso] of cases) {
+      const e = aStripePayment({ currency, amount: BigInt(stripe) });
+      expect(parse(e)).toMatchObject({ kind: "money", movements: [{ amount: iso, currency: currency.toUpperCase() }] });
+    }
+    const refund = aStripeRefund({ payment: "pi_isk", currency: "isk", amount: 50000 });
+    expect(parse(refund)).toMatchObject({ kind: "money", movements: [{ amount: 500n, currency: "ISK" }] });
+    // Stripe requires ISK in whole krónur: 150050 is not money Tally can hold exactly.
+    expect(parse(aStripePayment({ currency: "isk", amount: 150050n }))).toMatchObject({ kind: "failed", error: expect.stringContaining("refusing to round") });
   });
 
   it("parses reformatted retries to the identical movement", () => {

@@ -3,20 +3,38 @@
 // | event type                                   | movement | reference                      | amount                         |
 // |----------------------------------------------|----------|--------------------------------|--------------------------------|
 // | payment_intent.succeeded                     | PAYMENT  | payment intent id (pi_…)       | amount_received                |
-// | charge.succeeded, charge.captured (captured) | PAYMENT  | payment_intent, else charge id | amount_captured, else amount   |
+// | charge.succeeded, charge.captured (captured), no payment_intent | PAYMENT | charge id (ch_…) | amount_captured, else amount |
+// | charge.succeeded, charge.captured naming a payment_intent | ignored: the intent's event posts it |  |                |
 // | refund.created/updated, charge.refund.updated (status succeeded) | REFUND | refund id (re_…) | amount |
 // | charge.refunded (with refunds.data)          | REFUND   | each succeeded refund id       | that refund's amount           |
 // | anything else                                | ignored  |                                |                                |
 //
-// The payment intent is the reference because it is what both payment event
-// types share, and what Stripe's balance report names (payment_intent_id), so
-// the same payment announced twice posts once and reconciles by the same key.
+// The payment intent is the reference because it is what Stripe's balance report
+// names (payment_intent_id), so a payment reconciles by the key it posted under.
+// Amounts are Stripe's integers converted to ISO 4217 minor units (./amount.ts:
+// MGA, ISK and UGX differ).
+//
+// occurredAt, and why it does not depend on which event arrives first: a payment's
+// posting is dated by the payment intent's `created`, and only payment_intent.succeeded
+// posts an intent's payment. A charge.succeeded body carries the charge's created and
+// only the intent's id; the intent's body carries only the charge's id (latest_charge):
+// no timestamp is in both, so if either could post, the ledger's date would be
+// whichever was claimed first (days apart when the charge is confirmed later). The
+// charge event is therefore ignored when it names an intent; if the intent's event
+// never arrives, reconciliation fetches the intent (GET /v1/payment_intents/pi_…) and
+// posts it with the same `created`. A charge without an intent (the legacy Charges
+// API) has only its own events, dated by the charge's created. A refund is dated by
+// the refund object's `created`, which refund.*, charge.refund.updated and
+// charge.refunded's list all carry alike (the envelope's `created` only when a body
+// omits it, which Stripe's do not).
+//
 // Account: metadata.account, else customer; a refund naming neither takes the
 // account of the payment it refunds. A payment naming neither is credited to
 // the tenant's "unallocated" account, visibly, rather than dropped.
 import { z } from "zod";
 import { currencyCode, describeZodError, looseBoolean, minorUnits, minorUnitsOrZero, optionalText, parseJson, requiredText, timestamp } from "@/lib/providers/fields";
 import type { Movement, ParseResult } from "@/lib/providers/types";
+import { fromStripeMinor } from "@/lib/providers/stripe/amount";
 
 const metadata = z.record(z.string(), z.unknown()).nullish().transform((m) => m ?? {});
 const accountFrom = (meta: Record<string, unknown>, customer: string | undefined) => {
@@ -93,7 +111,13 @@ export function parseStripe(rawBody: Buffer): ParseResult {
     const r = schema.safeParse(object);
     return r.success ? r.data : `${event.type}: ${describeZodError(r.error)}`;
   };
-  const money = (movements: Movement[]): ParseResult => {
+  const money = (stripeAmounts: Movement[]): ParseResult => {
+    const movements: Movement[] = [];
+    for (const m of stripeAmounts) {
+      const iso = fromStripeMinor(m.amount, m.currency);
+      if (!iso.ok) return { kind: "failed", error: `${event.type}: ${iso.error}` };
+      movements.push({ ...m, amount: iso.value });
+    }
     const real = movements.filter((m) => m.amount !== 0n);
     return real.length > 0 ? { kind: "money", eventType: event.type, movements: real } : { kind: "ignored", eventType: event.type, reason: "zero amount" };
   };
@@ -109,7 +133,9 @@ export function parseStripe(rawBody: Buffer): ParseResult {
       const ch = shape(charge);
       if (typeof ch === "string") return { kind: "failed", error: ch };
       if (ch.captured === false) return { kind: "ignored", eventType: event.type, reason: "authorised, not captured: no money moved yet" };
-      const reference = ch.payment_intent ?? ch.id;
+      if (ch.payment_intent)
+        return { kind: "ignored", eventType: event.type, reason: `the payment posts from payment_intent.succeeded for ${ch.payment_intent}, dated by the intent, whichever event arrives first` };
+      const reference = ch.id;
       return money([{ kind: "PAYMENT", reference, account: accountFrom(ch.metadata, ch.customer), amount: ch.amount_captured && ch.amount_captured > 0n ? ch.amount_captured : ch.amount, currency: ch.currency, occurredAt: ch.created ?? event.created, description: `Stripe payment ${reference}` }]);
     }
     case "refund.created":

@@ -2,15 +2,22 @@
 // from) for a window, and single objects for events that never arrived.
 // The endpoint's settings name the API key (apiKey) and, for the simulator or a
 // proxy, the base URL (apiBaseUrl, default https://api.stripe.com).
+import { fromStripeMinor } from "@/lib/providers/stripe/amount";
+import { stripeCategory } from "@/lib/providers/stripe/categories";
 import type { EndpointContext, FetchedEvent, SettlementLine, SettlementSource, Window } from "@/lib/providers/types";
 
 type BalanceTransaction = {
   id: string;
+  /** In the settlement (balance) currency, which may differ from the charge's. */
   amount: number;
   currency: string;
   created: number;
   reporting_category: string;
-  source: string | { id: string; object: string; payment_intent?: string | null } | null;
+  /** Expanded: the charge or refund, carrying the amount and currency the customer paid in. */
+  source:
+    | string
+    | { id: string; object: string; payment_intent?: string | null; amount?: number; amount_captured?: number; currency?: string }
+    | null;
 };
 
 function api(settings: Record<string, unknown>) {
@@ -26,16 +33,29 @@ function api(settings: Record<string, unknown>) {
   };
 }
 
-/** The reference our parser keys the movement by: payment intent (else charge) for charges, refund id for refunds. */
-export function referenceOf(t: BalanceTransaction): { kind: SettlementLine["kind"]; reference: string } {
-  const source = t.source;
-  const sourceId = typeof source === "string" ? source : source?.id ?? t.id;
-  if (t.reporting_category === "charge") {
-    const pi = typeof source === "object" && source ? source.payment_intent : null;
-    return { kind: "PAYMENT", reference: pi ?? sourceId };
+/**
+ * The line as our parser would post it: the reference (payment intent, else charge, for
+ * charges; refund id for refunds) and the amount in the posting's currency, taken from
+ * the expanded source object; the settlement amount stays in `raw` as evidence.
+ */
+export function lineOf(t: BalanceTransaction, row: number): SettlementLine {
+  const source = typeof t.source === "object" && t.source ? t.source : null;
+  const sourceId = typeof t.source === "string" ? t.source : source?.id ?? t.id;
+  const category = stripeCategory(t.reporting_category);
+  const reference = category.key === "payment" ? (source?.payment_intent ?? sourceId) : sourceId;
+  // The posting's currency and amount: the source object's, in Stripe's units.
+  let amount = BigInt(t.amount);
+  let currency = t.currency;
+  if (source?.currency && typeof source.amount === "number") {
+    currency = source.currency;
+    const sign = (n: bigint) => (t.amount < 0 ? -n : n);
+    if (t.reporting_category === "charge") amount = BigInt(source.amount);
+    else if (t.reporting_category === "partial_capture_reversal" && typeof source.amount_captured === "number") amount = -BigInt(source.amount - source.amount_captured);
+    else amount = sign(BigInt(source.amount));
   }
-  if (t.reporting_category === "refund") return { kind: "REFUND", reference: sourceId };
-  return { kind: "OTHER", reference: sourceId };
+  const iso = fromStripeMinor(amount, currency);
+  if (!iso.ok) throw new Error(`balance transaction ${t.id}: ${iso.error}`);
+  return { row, reference, kind: category.kind, amount: iso.value, currency: currency.toUpperCase(), occurredAt: new Date(t.created * 1000), raw: JSON.stringify(t), ...(category.notReconciled && { notReconciled: category.notReconciled }) };
 }
 
 export const stripeSettlement: SettlementSource = {
@@ -53,8 +73,7 @@ export const stripeSettlement: SettlementSource = {
       if (!response.ok) throw new Error(`Stripe API balance_transactions answered ${response.status}: ${(await response.text()).slice(0, 200)}`);
       const page = (await response.json()) as { data: BalanceTransaction[]; has_more: boolean };
       for (const t of page.data) {
-        const { kind, reference } = referenceOf(t);
-        yield { row: ++row, reference, kind, amount: BigInt(t.amount), currency: t.currency.toUpperCase(), occurredAt: new Date(t.created * 1000), raw: JSON.stringify(t) };
+        yield lineOf(t, ++row);
       }
       if (!page.has_more || page.data.length === 0) break;
       after = page.data.at(-1)!.id;

@@ -5,6 +5,7 @@ import { notFound } from "next/navigation";
 import { duration, utc } from "@/components/format";
 import { formatMoney } from "@/components/money";
 import { NoAccess } from "@/components/states";
+import { NotReconciled, type NotReconciledLine } from "@/components/recon/not-reconciled";
 import { requirePage } from "@/lib/auth/page-access";
 import { mayUse } from "@/lib/auth/roles";
 import type { DiscrepancyBucket } from "@/lib/generated/prisma/enums";
@@ -52,6 +53,7 @@ export default async function RunPage({ params }: { params: Promise<{ tenant: st
           <li className="stat"><span className="stat-value">{run.theirsNotOurs}</span><span className="stat-label">theirs, not ours</span></li>
           <li className="stat"><span className="stat-value">{run.oursNotTheirs}</span><span className="stat-label">ours, not theirs</span></li>
           <li className="stat"><span className="stat-value">{run.mismatched}</span><span className="stat-label">mismatch</span></li>
+          <li className="stat"><span className="stat-value">{run.notReconciled}</span><span className="stat-label">not reconciled</span></li>
         </ul>
       )}
       <nav aria-label="Buckets" className="subnav">{buckets.map((b) => <a key={b.bucket} href={`#${b.bucket}`}>{BUCKET[b.bucket].title} ({b.count})</a>)}</nav>
@@ -82,6 +84,7 @@ export default async function RunPage({ params }: { params: Promise<{ tenant: st
           {b.count > b.items.length && <p className="muted small">Showing the first {b.items.length} of {b.count}.</p>}
         </section>
       ))}
+      {run.status !== "FAILED" && <NotReconciled count={run.notReconciled} lines={run.notReconciledLines as NotReconciledLine[]} />}
     </>
   );
 }
