@@ -1,7 +1,7 @@
 // A Standard Webhooks sender as the day generator plays it: payment.succeeded and
 // refund.succeeded (naming the payment in payment_id), sequential references per tenant.
-import { drawMoney, type CurrencyMix, type ProviderScript } from "@/lib/providers/simulation/script";
-import { legacyMalformed, legacyReformat, legacyRefundAmount } from "@/lib/providers/stripe/simulate";
+import { cappedRefund, drawMoney, type CurrencyMix, type ProviderScript } from "@/lib/providers/simulation/script";
+import { legacyMalformed, legacyReformat } from "@/lib/providers/stripe/simulate";
 
 const MIX: CurrencyMix = [
   ["USD", 50, 100, 250_000],
@@ -20,7 +20,7 @@ export const standardScript: ProviderScript = {
   money: (r) => drawMoney(r, MIX),
   paymentReference: (_r, n) => `pay_${String(n).padStart(6, "0")}`,
   refundReference: (_r, n) => `ref_${String(n).padStart(6, "0")}`,
-  refundAmount: legacyRefundAmount,
+  refundAmount: cappedRefund,
   // Drawn for payments, though this sender has no second type: kept so seeds give the same day.
   secondTypeOf: "PAYMENT",
   events(m) {

@@ -2,7 +2,7 @@
 // charge.succeeded for the same payment), refund.created naming the payment intent.
 // The draws here are the ones the generator always made: a seed gives the same day.
 import type { Random } from "@/lib/providers/simulation/random";
-import { drawMoney, reshape, type CurrencyMix, type ProviderScript, type SimMovement } from "@/lib/providers/simulation/script";
+import { cappedRefund, drawMoney, reshape, type CurrencyMix, type ProviderScript, type SimMovement } from "@/lib/providers/simulation/script";
 
 const MIX: CurrencyMix = [
   ["USD", 50, 100, 250_000],
@@ -35,8 +35,6 @@ export function legacyMalformed(r: Random): string {
   return r.pick(['{"type":"payment_intent.succeeded","data":{"object":{"id":"pi_', "not json at all", '{"type":"payment.succeeded","data":{"id":"x","amount":"12.5","currency":"EUR","created_at":"2026-01-01T00:00:00Z"}}']);
 }
 
-/** Over several refunds the total may exceed the payment: kept as it always was, so seeds give the same day. */
-export const legacyRefundAmount = (payment: SimMovement, _refunded: number, fraction: number) => Math.max(1, Math.floor(payment.amount * fraction));
 
 const IGNORED = ["customer.created", "customer.updated", "invoice.finalized", "payment_intent.created", "charge.pending"];
 
@@ -47,7 +45,7 @@ export const stripeScript: ProviderScript = {
   paymentReference: (r) => r.id("pi_"),
   refundReference: (r) => r.id("re_"),
   paymentDetails: (reference) => ({ chargeId: `ch_${reference.slice(3)}` }),
-  refundAmount: legacyRefundAmount,
+  refundAmount: cappedRefund,
   secondTypeOf: "PAYMENT",
   events(m, r, secondType) {
     const envelope = (type: string, object: object) => ({ id: r.id("evt_"), object: "event", api_version: "2024-06-20", type, created: m.created, livemode: false, data: { object } });
