@@ -86,7 +86,7 @@ describe("a provider confirmation outage", () => {
 
     // The API comes back on the same port.
     const server: Server = createServer((req, res) => {
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ status: "success", data: { id: 4242, flw_ref: event.data.flw_ref, tx_ref: event.data.tx_ref, amount: 150, currency: "NGN", status: "successful" } }));
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ status: "success", data: { id: 4242, flw_ref: event.data.flw_ref, tx_ref: event.data.tx_ref, amount: 150, currency: "NGN", status: "successful", meta: { account: "acct_wait" } } }));
     });
     await new Promise<void>((r) => server.listen(port, "127.0.0.1", r));
     try {
