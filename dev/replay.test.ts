@@ -46,7 +46,7 @@ async function dayFile(name: string, events: number, seed: number): Promise<stri
 }
 
 const lines: string[] = [];
-const base = { target: "", runs: 3, workers: 2, concurrency: 16, seed: 3, drainTimeoutMs: 240_000, log: (l: string) => lines.push(l) };
+const base = { target: "", runs: 3, workers: 2, concurrency: 16, seed: 3, drainTimeoutMs: 240_000, log: (l: string) => { lines.push(l); console.log(l); } };
 
 describe("the replay", () => {
   it("replays a day three times in random orders with workers killed at random, and every ledger is identical and true", async () => {
