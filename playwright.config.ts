@@ -8,7 +8,8 @@ import path from "node:path";
 import { defineConfig } from "@playwright/test";
 
 function freePort(): number {
-  const script = "const s=require('net').createServer();s.listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})";
+  const script =
+    "const s=require('net').createServer();s.listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})";
   return Number(execFileSync(process.execPath, ["-e", script], { encoding: "utf8" }).trim());
 }
 

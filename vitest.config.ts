@@ -4,7 +4,14 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   resolve: { alias: { "@": path.resolve(import.meta.dirname) } },
   test: {
-    include: ["prisma/*.test.ts", "lib/**/*.test.ts", "dev/**/*.test.ts", "workers/**/*.test.ts", "app/**/*.test.ts", "bench/**/*.test.ts"],
+    include: [
+      "prisma/*.test.ts",
+      "lib/**/*.test.ts",
+      "dev/**/*.test.ts",
+      "workers/**/*.test.ts",
+      "app/**/*.test.ts",
+      "bench/**/*.test.ts",
+    ],
     globalSetup: ["dev/testing/global-setup.ts"],
     setupFiles: ["dev/testing/database-per-file.ts"],
     pool: "forks",

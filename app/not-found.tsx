@@ -5,7 +5,10 @@ export default function NotFound() {
   return (
     <main className="login">
       <h1>Not found</h1>
-      <p>There is nothing here, or it belongs to a tenant you are not a member of. Check the address, or go back to <Link href="/">your tenants</Link>.</p>
+      <p>
+        There is nothing here, or it belongs to a tenant you are not a member of. Check the address, or go back to{" "}
+        <Link href="/">your tenants</Link>.
+      </p>
     </main>
   );
 }

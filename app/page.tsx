@@ -17,14 +17,19 @@ export default async function Home() {
       <main className="login">
         <h1>No tenants to show</h1>
         {user.role === "admin" ? (
-          <p>There are no tenants yet. Create one with <code>npm run tally -- tenant add --slug acme --name &quot;Acme&quot;</code>, then reload.</p>
+          <p>
+            There are no tenants yet. Create one with{" "}
+            <code>npm run tally -- tenant add --slug acme --name &quot;Acme&quot;</code>, then reload.
+          </p>
         ) : (
           <p>You are not a member of any tenant yet. Ask an admin to add you to one.</p>
         )}
         <p>
           Signed in as {user.email}. <SignOutButton />
         </p>
-        <p><Link href="/">Reload</Link></p>
+        <p>
+          <Link href="/">Reload</Link>
+        </p>
       </main>
     </Providers>
   );

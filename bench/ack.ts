@@ -5,7 +5,19 @@ import path from "node:path";
 import pg from "pg";
 import Stripe from "stripe";
 import { aStripePayment } from "@/dev/testing/builders";
-import { benchDatabase, ensureBuilt, startNextFloor, fmt, freePort, runWrk, saveResult, startProcess, startWebApp, waitForHttp, type WrkResult } from "@/bench/support";
+import {
+  benchDatabase,
+  ensureBuilt,
+  startNextFloor,
+  fmt,
+  freePort,
+  runWrk,
+  saveResult,
+  startProcess,
+  startWebApp,
+  waitForHttp,
+  type WrkResult,
+} from "@/bench/support";
 
 const CONCURRENCY = Number(process.env.ACK_CONCURRENCY ?? 32);
 const SECONDS = Number(process.env.ACK_SECONDS ?? 8);
@@ -26,7 +38,9 @@ export async function setupTenant(url: string): Promise<string> {
   await c.connect();
   const { rows } = await c.query(`INSERT INTO tenants (slug, name) VALUES ('bench', 'Bench') RETURNING id`);
   const tenantId = rows[0].id as string;
-  const ep = await c.query(`INSERT INTO provider_endpoints (tenant_id, provider) VALUES ($1, 'stripe') RETURNING id`, [tenantId]);
+  const ep = await c.query(`INSERT INTO provider_endpoints (tenant_id, provider) VALUES ($1, 'stripe') RETURNING id`, [
+    tenantId,
+  ]);
   await c.query(`INSERT INTO endpoint_secrets (endpoint_id, secret) VALUES ($1, $2)`, [ep.rows[0].id, BENCH_SECRET]);
   await c.end();
   return tenantId;
@@ -41,12 +55,19 @@ export async function countRawEvents(url: string): Promise<number> {
 }
 
 /** Warm up, then load for SECONDS; checks that every acknowledgement stored exactly one row. */
-export async function measureAck(label: string, url: string, dbUrl: string | null, concurrency = CONCURRENCY): Promise<WrkResult & { concurrency: number; stored: number | null }> {
+export async function measureAck(
+  label: string,
+  url: string,
+  dbUrl: string | null,
+  concurrency = CONCURRENCY,
+): Promise<WrkResult & { concurrency: number; stored: number | null }> {
   runWrk({ url, lines: signedLines(1000), concurrency, seconds: WARMUP_SECONDS });
   const before = dbUrl ? await countRawEvents(dbUrl) : 0;
   const r = runWrk({ url, lines: signedLines(), concurrency, seconds: SECONDS });
   const stored = dbUrl ? (await countRawEvents(dbUrl)) - before : null;
-  console.log(`${label.padEnd(40)} c=${String(concurrency).padEnd(3)} ${String(r.requests).padStart(6)} req  p50 ${fmt(r.p50).padStart(6)} ms  p90 ${fmt(r.p90).padStart(6)} ms  p99 ${fmt(r.p99).padStart(6)} ms  ${fmt(r.throughput, 0).padStart(5)} req/s  non-2xx ${r.non2xx}  errors ${r.socketErrors}`);
+  console.log(
+    `${label.padEnd(40)} c=${String(concurrency).padEnd(3)} ${String(r.requests).padStart(6)} req  p50 ${fmt(r.p50).padStart(6)} ms  p90 ${fmt(r.p90).padStart(6)} ms  p99 ${fmt(r.p99).padStart(6)} ms  ${fmt(r.throughput, 0).padStart(5)} req/s  non-2xx ${r.non2xx}  errors ${r.socketErrors}`,
+  );
   return { ...r, concurrency, stored };
 }
 
@@ -62,7 +83,12 @@ export function everyAckStored(r: WrkResult & { concurrency: number; stored: num
 
 export async function startBareBaseline(dbUrl: string, tenantId: string) {
   const port = freePort();
-  const proc = startProcess(path.join("node_modules", ".bin", "tsx"), ["bench/bare-ingest-server.ts"], { DATABASE_URL: dbUrl, PORT: String(port), BENCH_TENANT_ID: tenantId }, "bare");
+  const proc = startProcess(
+    path.join("node_modules", ".bin", "tsx"),
+    ["bench/bare-ingest-server.ts"],
+    { DATABASE_URL: dbUrl, PORT: String(port), BENCH_TENANT_ID: tenantId },
+    "bare",
+  );
   await waitForHttp(`http://127.0.0.1:${port}/`);
   return { ...proc, base: `http://127.0.0.1:${port}` };
 }
@@ -73,7 +99,9 @@ async function main() {
   try {
     const url = await db.create("tally_bench_ack");
     const tenantId = await setupTenant(url);
-    console.log(`signed Stripe webhooks, ${CONCURRENCY} concurrent connections, ${SECONDS} s per target after a ${WARMUP_SECONDS} s warm-up (wrk)\n`);
+    console.log(
+      `signed Stripe webhooks, ${CONCURRENCY} concurrent connections, ${SECONDS} s per target after a ${WARMUP_SECONDS} s warm-up (wrk)\n`,
+    );
 
     const path = "/api/webhooks/bench/stripe";
     const bare = await startBareBaseline(url, tenantId);
@@ -90,12 +118,24 @@ async function main() {
 
     // The acknowledgement must not care how slow the work is: a worker that takes
     // 2 s per event (fault hook) and has a backlog to chew on runs beside it.
-    const slowWorker = startProcess(process.execPath, ["--import", "tsx", "workers/worker.ts"], { DATABASE_URL: url, TALLY_FAULT_WORKER_DELAY_MS: "2000", TALLY_RECEIPTS_FILE: "/dev/null", TALLY_RECON_SCHEDULE: "off" }, "slow-worker");
+    const slowWorker = startProcess(
+      process.execPath,
+      ["--import", "tsx", "workers/worker.ts"],
+      {
+        DATABASE_URL: url,
+        TALLY_FAULT_WORKER_DELAY_MS: "2000",
+        TALLY_RECEIPTS_FILE: "/dev/null",
+        TALLY_RECON_SCHEDULE: "off",
+      },
+      "slow-worker",
+    );
     const busyLight = await measureAck("tally, worker busy + 2 s delay", app.base + path, url, 4);
     const busy = await measureAck("tally, worker busy + 2 s delay", app.base + path, url);
     const counter = new pg.Client({ connectionString: url });
     await counter.connect();
-    const posted = Number((await counter.query("SELECT count(*) FROM processed_events WHERE status = 'DONE'")).rows[0].count);
+    const posted = Number(
+      (await counter.query("SELECT count(*) FROM processed_events WHERE status = 'DONE'")).rows[0].count,
+    );
     await counter.end();
     await slowWorker.stop();
     await app.stop();
@@ -106,14 +146,23 @@ async function main() {
       atLeast2000Requests: tally.requests >= MIN_REQUESTS,
       p99Under50ms: tally.p99 < 50,
       throughputAtLeastHalfOfBaseline: ratio >= 0.5,
-      everyAckStored: everyAckStored(tally) && everyAckStored(tallyLight) && everyAckStored(busy) && everyAckStored(busyLight),
+      everyAckStored:
+        everyAckStored(tally) && everyAckStored(tallyLight) && everyAckStored(busy) && everyAckStored(busyLight),
       ackUnder50msWithSlowWorkerAtC4: busyLight.p99 < 50,
     };
-    console.log(`\nthroughput: tally/baseline ${fmt(ratio, 2)}x, tally/Next.js floor ${fmt(tally.throughput / floor.throughput, 2)}x, floor/baseline ${fmt(floor.throughput / baseline.throughput, 2)}x`);
-    console.log(`p99 at c=${CONCURRENCY}: tally/baseline ${fmt(tally.p99 / baseline.p99, 2)}x, tally/floor ${fmt(tally.p99 / floor.p99, 2)}x; p99 at c=4: ${fmt(tallyLight.p99)} ms`);
-    console.log(`with the worker busy and delayed 2 s per event: p99 at c=4 ${fmt(busyLight.p99)} ms (${fmt(busyLight.p99 / tallyLight.p99, 2)}x idle), at c=${CONCURRENCY} ${fmt(busy.p99)} ms (${fmt(busy.p99 / tally.p99, 2)}x idle)`);
+    console.log(
+      `\nthroughput: tally/baseline ${fmt(ratio, 2)}x, tally/Next.js floor ${fmt(tally.throughput / floor.throughput, 2)}x, floor/baseline ${fmt(floor.throughput / baseline.throughput, 2)}x`,
+    );
+    console.log(
+      `p99 at c=${CONCURRENCY}: tally/baseline ${fmt(tally.p99 / baseline.p99, 2)}x, tally/floor ${fmt(tally.p99 / floor.p99, 2)}x; p99 at c=4: ${fmt(tallyLight.p99)} ms`,
+    );
+    console.log(
+      `with the worker busy and delayed 2 s per event: p99 at c=4 ${fmt(busyLight.p99)} ms (${fmt(busyLight.p99 / tallyLight.p99, 2)}x idle), at c=${CONCURRENCY} ${fmt(busy.p99)} ms (${fmt(busy.p99 / tally.p99, 2)}x idle)`,
+    );
     for (const [name, ok] of Object.entries(verdicts)) console.log(`  ${ok ? "PASS" : "FAIL"}  ${name}`);
-    console.log(`saved ${saveResult("ack", { concurrency: CONCURRENCY, seconds: SECONDS, baseline, floor, tally, tallyAtConcurrency4: tallyLight, withSlowWorker: busy, withSlowWorkerAtConcurrency4: busyLight, ratio, verdicts })}`);
+    console.log(
+      `saved ${saveResult("ack", { concurrency: CONCURRENCY, seconds: SECONDS, baseline, floor, tally, tallyAtConcurrency4: tallyLight, withSlowWorker: busy, withSlowWorkerAtConcurrency4: busyLight, ratio, verdicts })}`,
+    );
     if (!Object.values(verdicts).every(Boolean)) process.exitCode = 1;
   } finally {
     await db.stop();
@@ -121,5 +170,11 @@ async function main() {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  main().then(() => process.exit(process.exitCode ?? 0), (e) => { console.error(e); process.exit(1); });
+  main().then(
+    () => process.exit(process.exitCode ?? 0),
+    (e) => {
+      console.error(e);
+      process.exit(1);
+    },
+  );
 }

@@ -12,12 +12,15 @@ for (const name of [...benches, ...(collectOnly ? ["replay-day"] : [])]) {
   let exitCode: number | null = null;
   if (!collectOnly) {
     console.log(`\n=== bench:${name} ===`);
-    exitCode = spawnSync(process.execPath, ["--import", "tsx", `bench/${name}.ts`], { stdio: "inherit", env: { ...process.env, TALLY_BENCH_SKIP_BUILD: name === "ack" ? "" : "1" } }).status;
+    exitCode = spawnSync(process.execPath, ["--import", "tsx", `bench/${name}.ts`], {
+      stdio: "inherit",
+      env: { ...process.env, TALLY_BENCH_SKIP_BUILD: name === "ack" ? "" : "1" },
+    }).status;
   }
   const file = path.join("bench", "results", `${name}.json`);
   outcomes[name] = { exitCode, result: existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : null };
 }
 const date = new Date().toISOString().slice(0, 10);
 const out = path.join("bench", "results", `${date}.json`);
-writeFileSync(out, JSON.stringify({ date, machine: machine(), benches: outcomes }, null, 2) + "\n");
+writeFileSync(out, `${JSON.stringify({ date, machine: machine(), benches: outcomes }, null, 2)}\n`);
 console.log(`\nwrote ${out}`);

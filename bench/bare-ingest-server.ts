@@ -13,11 +13,17 @@ const server = http.createServer((req, res) => {
   req.on("end", () => {
     const body = Buffer.concat(chunks);
     pool
-      .query("INSERT INTO raw_events (tenant_id, provider, raw_body, headers) VALUES ($1, 'stripe', $2, $3) RETURNING id", [
-        tenantId,
-        body,
-        JSON.stringify({ "stripe-signature": req.headers["stripe-signature"] ?? "", "content-type": req.headers["content-type"] ?? "" }),
-      ])
+      .query(
+        "INSERT INTO raw_events (tenant_id, provider, raw_body, headers) VALUES ($1, 'stripe', $2, $3) RETURNING id",
+        [
+          tenantId,
+          body,
+          JSON.stringify({
+            "stripe-signature": req.headers["stripe-signature"] ?? "",
+            "content-type": req.headers["content-type"] ?? "",
+          }),
+        ],
+      )
       .then(
         () => {
           res.writeHead(200, { "content-type": "application/json" });

@@ -16,8 +16,8 @@ const ROWS = Number(process.env.RECON_ROWS ?? 1_000_000);
 const DAY_START = Date.UTC(2026, 10, 1);
 const ref = (i: number) => `pi_bench_${String(i).padStart(8, "0")}`;
 // A few of each discrepancy, at fixed positions: the counts are known in advance.
-const isMissingFromUs = (i: number) => i % 10_000 === 1;
-const isMismatch = (i: number) => i % 10_000 === 2;
+const _isMissingFromUs = (i: number) => i % 10_000 === 1;
+const _isMismatch = (i: number) => i % 10_000 === 2;
 const isMissingFromThem = (i: number) => i % 10_000 === 3;
 const amountOf = (i: number) => 100 + (i % 50_000);
 
@@ -26,22 +26,39 @@ async function seedLedger(url: string): Promise<string> {
   await c.connect();
   // Bulk setup only: triggers off (the deferred balance check would run per row).
   await c.query("SET session_replication_role = replica");
-  const tenantId = (await c.query(`INSERT INTO tenants (slug, name) VALUES ('bench', 'Bench') RETURNING id`)).rows[0].id as string;
+  const tenantId = (await c.query(`INSERT INTO tenants (slug, name) VALUES ('bench', 'Bench') RETURNING id`)).rows[0]
+    .id as string;
   await c.query(`INSERT INTO provider_endpoints (tenant_id, provider) VALUES ($1, 'stripe')`, [tenantId]);
-  await c.query(`INSERT INTO accounts (tenant_id, code, kind) VALUES ($1, 'clearing:stripe', 'PROVIDER_CLEARING')`, [tenantId]);
-  await c.query(`INSERT INTO accounts (tenant_id, code, kind) SELECT $1, 'customer:acct_' || g, 'CUSTOMER' FROM generate_series(1, 1000) g`, [tenantId]);
+  await c.query(`INSERT INTO accounts (tenant_id, code, kind) VALUES ($1, 'clearing:stripe', 'PROVIDER_CLEARING')`, [
+    tenantId,
+  ]);
+  await c.query(
+    `INSERT INTO accounts (tenant_id, code, kind) SELECT $1, 'customer:acct_' || g, 'CUSTOMER' FROM generate_series(1, 1000) g`,
+    [tenantId],
+  );
   const started = performance.now();
-  await c.query(`
+  await c.query(
+    `
     INSERT INTO postings (id, tenant_id, kind, provider, provider_reference, description, occurred_at)
     SELECT g, $1, 'PAYMENT', 'stripe', 'pi_bench_' || lpad(g::text, 8, '0'), 'bench', to_timestamp($2::float8 / 1000 + (g % 86000))
-    FROM generate_series(1, $3::int) g WHERE g % 10000 <> 1`, [tenantId, DAY_START, ROWS]);
-  const clearing = (await c.query(`SELECT id FROM accounts WHERE tenant_id = $1 AND code = 'clearing:stripe'`, [tenantId])).rows[0].id;
-  const firstCustomer = Number((await c.query(`SELECT min(id) AS id FROM accounts WHERE tenant_id = $1 AND kind = 'CUSTOMER'`, [tenantId])).rows[0].id);
-  await c.query(`
+    FROM generate_series(1, $3::int) g WHERE g % 10000 <> 1`,
+    [tenantId, DAY_START, ROWS],
+  );
+  const clearing = (
+    await c.query(`SELECT id FROM accounts WHERE tenant_id = $1 AND code = 'clearing:stripe'`, [tenantId])
+  ).rows[0].id;
+  const firstCustomer = Number(
+    (await c.query(`SELECT min(id) AS id FROM accounts WHERE tenant_id = $1 AND kind = 'CUSTOMER'`, [tenantId])).rows[0]
+      .id,
+  );
+  await c.query(
+    `
     INSERT INTO ledger_entries (posting_id, account_id, amount, currency)
     SELECT p.id, a.account, CASE WHEN a.side = 1 THEN 1 ELSE -1 END * (100 + (p.id % 50000) + CASE WHEN p.id % 10000 = 2 THEN 1 ELSE 0 END), 'USD'
     FROM postings p CROSS JOIN LATERAL (VALUES (1, $2::bigint), (2, $3::bigint + (p.id % 1000))) a(side, account)
-    WHERE p.tenant_id = $1`, [tenantId, clearing, firstCustomer]);
+    WHERE p.tenant_id = $1`,
+    [tenantId, clearing, firstCustomer],
+  );
   await c.query("ANALYZE");
   console.log(`seeded ${ROWS.toLocaleString()} payments (${fmt((performance.now() - started) / 1000)} s)`);
   await c.end();
@@ -50,8 +67,11 @@ async function seedLedger(url: string): Promise<string> {
 
 async function writeReport(file: string): Promise<void> {
   const out = createWriteStream(file);
-  const write = (s: string) => (out.write(s) ? Promise.resolve() : new Promise<void>((r) => out.once("drain", () => r())));
-  await write("balance_transaction_id,created_utc,available_on_utc,currency,gross,fee,net,reporting_category,source_id,description,payment_intent_id,charge_id,refund_id\n");
+  const write = (s: string) =>
+    out.write(s) ? Promise.resolve() : new Promise<void>((r) => out.once("drain", () => r()));
+  await write(
+    "balance_transaction_id,created_utc,available_on_utc,currency,gross,fee,net,reporting_category,source_id,description,payment_intent_id,charge_id,refund_id\n",
+  );
   let chunk = "";
   for (let i = 1; i <= ROWS; i++) {
     if (isMissingFromThem(i)) continue;
@@ -72,15 +92,37 @@ async function baseline(url: string, tenantId: string, file: string) {
   await c.connect();
   const started = performance.now();
   await c.query("BEGIN");
-  await c.query(`CREATE TEMP TABLE report (balance_transaction_id text, created_utc text, available_on_utc text, currency text, gross text, fee text, net text, reporting_category text, source_id text, description text, payment_intent_id text, charge_id text, refund_id text) ON COMMIT DROP`);
+  await c.query(
+    `CREATE TEMP TABLE report (balance_transaction_id text, created_utc text, available_on_utc text, currency text, gross text, fee text, net text, reporting_category text, source_id text, description text, payment_intent_id text, charge_id text, refund_id text) ON COMMIT DROP`,
+  );
   await pipeline(createReadStream(file), c.query(copyFrom("COPY report FROM STDIN WITH (FORMAT csv, HEADER true)")));
-  await c.query(`CREATE TEMP TABLE theirs ON COMMIT DROP AS SELECT payment_intent_id AS reference, round(gross::numeric * 100)::bigint AS amount, upper(currency) AS currency FROM report WHERE reporting_category = 'charge'`);
+  await c.query(
+    `CREATE TEMP TABLE theirs ON COMMIT DROP AS SELECT payment_intent_id AS reference, round(gross::numeric * 100)::bigint AS amount, upper(currency) AS currency FROM report WHERE reporting_category = 'charge'`,
+  );
   await c.query(`CREATE INDEX ON theirs (reference)`);
   await c.query(`ANALYZE theirs`);
   const ours = `SELECT p.provider_reference AS reference, e.amount, e.currency FROM postings p JOIN ledger_entries e ON e.posting_id = p.id JOIN accounts a ON a.id = e.account_id AND a.kind = 'PROVIDER_CLEARING' WHERE p.tenant_id = '${tenantId}'`;
-  const theirsNotOurs = Number((await c.query(`SELECT count(*) FROM theirs t WHERE NOT EXISTS (SELECT 1 FROM (${ours}) o WHERE o.reference = t.reference)`)).rows[0].count);
-  const oursNotTheirs = Number((await c.query(`SELECT count(*) FROM (${ours}) o WHERE NOT EXISTS (SELECT 1 FROM theirs t WHERE t.reference = o.reference)`)).rows[0].count);
-  const mismatched = Number((await c.query(`SELECT count(*) FROM theirs t JOIN (${ours}) o ON o.reference = t.reference WHERE o.amount <> t.amount OR o.currency <> t.currency`)).rows[0].count);
+  const theirsNotOurs = Number(
+    (
+      await c.query(
+        `SELECT count(*) FROM theirs t WHERE NOT EXISTS (SELECT 1 FROM (${ours}) o WHERE o.reference = t.reference)`,
+      )
+    ).rows[0].count,
+  );
+  const oursNotTheirs = Number(
+    (
+      await c.query(
+        `SELECT count(*) FROM (${ours}) o WHERE NOT EXISTS (SELECT 1 FROM theirs t WHERE t.reference = o.reference)`,
+      )
+    ).rows[0].count,
+  );
+  const mismatched = Number(
+    (
+      await c.query(
+        `SELECT count(*) FROM theirs t JOIN (${ours}) o ON o.reference = t.reference WHERE o.amount <> t.amount OR o.currency <> t.currency`,
+      )
+    ).rows[0].count,
+  );
   await c.query("COMMIT");
   await c.end();
   return { seconds: (performance.now() - started) / 1000, theirsNotOurs, oursNotTheirs, mismatched };
@@ -95,11 +137,19 @@ async function main() {
     const tenantId = await seedLedger(url);
     const file = path.join(dir, "itemized.csv");
     await writeReport(file);
-    const expected = { theirsNotOurs: Math.floor((ROWS - 1) / 10_000) + 1, oursNotTheirs: Math.floor((ROWS - 3) / 10_000) + 1, mismatched: Math.floor((ROWS - 2) / 10_000) + 1 };
-    console.log(`report: ${ROWS.toLocaleString()} lines, ${fmt(statSync(file).size / 2 ** 20)} MiB; expected ${JSON.stringify(expected)}\n`);
+    const expected = {
+      theirsNotOurs: Math.floor((ROWS - 1) / 10_000) + 1,
+      oursNotTheirs: Math.floor((ROWS - 3) / 10_000) + 1,
+      mismatched: Math.floor((ROWS - 2) / 10_000) + 1,
+    };
+    console.log(
+      `report: ${ROWS.toLocaleString()} lines, ${fmt(statSync(file).size / 2 ** 20)} MiB; expected ${JSON.stringify(expected)}\n`,
+    );
 
     const base = await baseline(url, tenantId, file);
-    console.log(`baseline: COPY + SQL anti-joins          ${fmt(base.seconds, 2).padStart(7)} s   ${JSON.stringify({ theirsNotOurs: base.theirsNotOurs, oursNotTheirs: base.oursNotTheirs, mismatched: base.mismatched })}`);
+    console.log(
+      `baseline: COPY + SQL anti-joins          ${fmt(base.seconds, 2).padStart(7)} s   ${JSON.stringify({ theirsNotOurs: base.theirsNotOurs, oursNotTheirs: base.oursNotTheirs, mismatched: base.mismatched })}`,
+    );
 
     const { runReconciliation } = await import("@/lib/recon/run");
     const { closeDb } = await import("@/lib/platform/db");
@@ -107,29 +157,51 @@ async function main() {
     const startRss = peak;
     const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
     const started = performance.now();
-    const r = await runReconciliation({ tenantId, provider: "stripe", source: { kind: "csv", file }, actor: SYSTEM_ACTOR });
+    const r = await runReconciliation({
+      tenantId,
+      provider: "stripe",
+      source: { kind: "csv", file },
+      actor: SYSTEM_ACTOR,
+    });
     const seconds = (performance.now() - started) / 1000;
     clearInterval(sampler);
     peak = Math.max(peak, process.memoryUsage().rss);
     if (!r.ok) throw new Error(r.message);
-    const got = { theirsNotOurs: r.value.theirsNotOurs, oursNotTheirs: r.value.oursNotTheirs, mismatched: r.value.mismatched };
-    console.log(`tally: stream → COPY → compare → cases   ${fmt(seconds, 2).padStart(7)} s   ${JSON.stringify(got)}   peak RSS ${fmt(peak / 2 ** 20, 0)} MiB (at start ${fmt(startRss / 2 ** 20, 0)} MiB)`);
-    console.log(`  phases: stream+COPY ${r.value.phasesMs.load} ms, compare ${r.value.phasesMs.compare} ms, fetch ${r.value.phasesMs.fetch} ms`);
+    const got = {
+      theirsNotOurs: r.value.theirsNotOurs,
+      oursNotTheirs: r.value.oursNotTheirs,
+      mismatched: r.value.mismatched,
+    };
+    console.log(
+      `tally: stream → COPY → compare → cases   ${fmt(seconds, 2).padStart(7)} s   ${JSON.stringify(got)}   peak RSS ${fmt(peak / 2 ** 20, 0)} MiB (at start ${fmt(startRss / 2 ** 20, 0)} MiB)`,
+    );
+    console.log(
+      `  phases: stream+COPY ${r.value.phasesMs.load} ms, compare ${r.value.phasesMs.compare} ms, fetch ${r.value.phasesMs.fetch} ms`,
+    );
     await closeDb();
 
     const ratio = seconds / base.seconds;
     const verdicts = {
-      bucketsAsGenerated: JSON.stringify(got) === JSON.stringify(expected) && base.theirsNotOurs === expected.theirsNotOurs,
+      bucketsAsGenerated:
+        JSON.stringify(got) === JSON.stringify(expected) && base.theirsNotOurs === expected.theirsNotOurs,
       within2xOfBaseline: ratio <= 2,
       peakUnder512MiB: peak < 512 * 2 ** 20,
     };
     console.log(`\ntime tally/baseline: ${fmt(ratio, 2)}x`);
     for (const [name, ok] of Object.entries(verdicts)) console.log(`  ${ok ? "PASS" : "FAIL"}  ${name}`);
-    console.log(`saved ${saveResult("recon", { rows: ROWS, baselineSeconds: base.seconds, tallySeconds: seconds, phasesMs: r.value.phasesMs, ratio, peakRssMiB: peak / 2 ** 20, startRssMiB: startRss / 2 ** 20, buckets: got, expected, verdicts })}`);
+    console.log(
+      `saved ${saveResult("recon", { rows: ROWS, baselineSeconds: base.seconds, tallySeconds: seconds, phasesMs: r.value.phasesMs, ratio, peakRssMiB: peak / 2 ** 20, startRssMiB: startRss / 2 ** 20, buckets: got, expected, verdicts })}`,
+    );
     if (!Object.values(verdicts).every(Boolean)) process.exitCode = 1;
   } finally {
     await db.stop();
   }
 }
 
-main().then(() => process.exit(process.exitCode ?? 0), (e) => { console.error(e); process.exit(1); });
+main().then(
+  () => process.exit(process.exitCode ?? 0),
+  (e) => {
+    console.error(e);
+    process.exit(1);
+  },
+);

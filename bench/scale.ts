@@ -6,7 +6,17 @@
 // queries are printed and must use no sequential scans.
 import pg from "pg";
 import { setupTenant, signedLines } from "@/bench/ack";
-import { benchDatabase, ensureBuilt, fmt, median, percentile, runWrk, saveResult, startWebApp, type WrkResult } from "@/bench/support";
+import {
+  benchDatabase,
+  ensureBuilt,
+  fmt,
+  median,
+  percentile,
+  runWrk,
+  saveResult,
+  startWebApp,
+  type WrkResult,
+} from "@/bench/support";
 
 const ROWS = Number(process.env.SCALE_ROWS ?? 10_000_000);
 const CHUNK = 1_000_000;
@@ -21,11 +31,16 @@ type Latency = { mean: number; p50: number; p99: number; samples: number };
 
 function summarise(times: number[]): Latency {
   const sorted = [...times].sort((a, b) => a - b);
-  return { mean: times.reduce((a, b) => a + b, 0) / times.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), samples: times.length };
+  return {
+    mean: times.reduce((a, b) => a + b, 0) / times.length,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    samples: times.length,
+  };
 }
 
 /** The claim path's module state (config, pool) points at one database at a time. */
-async function useDatabase(url: string): Promise<void> {
+async function pointAtDatabase(url: string): Promise<void> {
   const { closeDb } = await import("@/lib/platform/db");
   const { resetConfigForTests } = await import("@/lib/platform/config");
   await closeDb();
@@ -45,12 +60,23 @@ const CLAIM_BATCH = 10;
  */
 async function claimLatency(url: string, tenantId: string): Promise<number[]> {
   const c = await client(url);
-  const body = JSON.stringify({ id: "evt_x", object: "event", type: "payment_intent.succeeded", created: 1764547200, data: { object: { id: "pi_x", amount_received: 1000, currency: "usd", metadata: { account: "acct_1" } } } });
-  await c.query(`UPDATE raw_events SET status = 'IGNORED', note = 'set aside by bench:scale' WHERE status = 'RECEIVED'`);
-  await c.query(`INSERT INTO raw_events (tenant_id, provider, raw_body, headers)
-    SELECT $1, 'stripe', convert_to(replace($2, 'pi_x', 'pi_scale_' || md5(random()::text || g)), 'UTF8'), '{}' FROM generate_series(1, $3::int) g`, [tenantId, body, CLAIM_EVENTS]);
+  const body = JSON.stringify({
+    id: "evt_x",
+    object: "event",
+    type: "payment_intent.succeeded",
+    created: 1764547200,
+    data: { object: { id: "pi_x", amount_received: 1000, currency: "usd", metadata: { account: "acct_1" } } },
+  });
+  await c.query(
+    `UPDATE raw_events SET status = 'IGNORED', note = 'set aside by bench:scale' WHERE status = 'RECEIVED'`,
+  );
+  await c.query(
+    `INSERT INTO raw_events (tenant_id, provider, raw_body, headers)
+    SELECT $1, 'stripe', convert_to(replace($2, 'pi_x', 'pi_scale_' || md5(random()::text || g)), 'UTF8'), '{}' FROM generate_series(1, $3::int) g`,
+    [tenantId, body, CLAIM_EVENTS],
+  );
   await c.end();
-  await useDatabase(url);
+  await pointAtDatabase(url);
   const { pickUpReceived } = await import("@/lib/pipeline/claim");
   const times: number[] = [];
   for (let i = 0; i < CLAIM_EVENTS / CLAIM_BATCH; i++) {
@@ -74,15 +100,23 @@ async function fill(url: string, tenantId: string): Promise<number> {
   for (let from = 1; from <= ROWS; from += CHUNK) {
     const to = Math.min(ROWS, from + CHUNK - 1);
     await c.query("BEGIN");
-    const ids = await c.query(`INSERT INTO raw_events (tenant_id, provider, raw_body, headers, status, event_type, received_at, processed_at, attempts)
+    const ids = await c.query(
+      `INSERT INTO raw_events (tenant_id, provider, raw_body, headers, status, event_type, received_at, processed_at, attempts)
       SELECT $1, 'stripe', convert_to('{"id":"evt_' || g || '","type":"payment_intent.succeeded","data":{"object":{"id":"pi_hist_' || g || '","amount_received":' || (100 + g % 90000) || ',"currency":"usd"}}}', 'UTF8'),
              '{"stripe-signature":"t=1,v1=00"}', 'DONE', 'payment_intent.succeeded', now() - (($3::int - g) * interval '1 second'), now(), 1
-      FROM generate_series($2::int, $3::int) g RETURNING id`, [tenantId, from, to]);
+      FROM generate_series($2::int, $3::int) g RETURNING id`,
+      [tenantId, from, to],
+    );
     const first = ids.rows[0].id;
-    await c.query(`INSERT INTO processed_events (idempotency_key, tenant_id, provider, provider_reference, raw_event_id, status, claimed_at, done_at)
-      SELECT $1::text || ':stripe:pi_hist_' || g, $1::uuid, 'stripe', 'pi_hist_' || g, $2::bigint + (g - $3::int), 'DONE', now(), now() FROM generate_series($3::int, $4::int) g`, [tenantId, first, from, to]);
+    await c.query(
+      `INSERT INTO processed_events (idempotency_key, tenant_id, provider, provider_reference, raw_event_id, status, claimed_at, done_at)
+      SELECT $1::text || ':stripe:pi_hist_' || g, $1::uuid, 'stripe', 'pi_hist_' || g, $2::bigint + (g - $3::int), 'DONE', now(), now() FROM generate_series($3::int, $4::int) g`,
+      [tenantId, first, from, to],
+    );
     await c.query("COMMIT");
-    process.stdout.write(`\r  filled ${to.toLocaleString()} / ${ROWS.toLocaleString()} rows (${fmt((performance.now() - started) / 1000, 0)} s)`);
+    process.stdout.write(
+      `\r  filled ${to.toLocaleString()} / ${ROWS.toLocaleString()} rows (${fmt((performance.now() - started) / 1000, 0)} s)`,
+    );
   }
   process.stdout.write("\n");
   await c.query("VACUUM ANALYZE raw_events");
@@ -102,11 +136,23 @@ async function plans(url: string, tenantId: string): Promise<Record<string, stri
     return r.rows.map((x) => x["QUERY PLAN"]).join("\n");
   };
   const out = {
-    "ingest INSERT": await explain(`INSERT INTO raw_events (tenant_id, provider, source, raw_body, headers, delivery_id) VALUES ($1, 'stripe', 'WEBHOOK', $2, '{}', NULL) RETURNING id`, [tenantId, Buffer.from("{}")]),
+    "ingest INSERT": await explain(
+      `INSERT INTO raw_events (tenant_id, provider, source, raw_body, headers, delivery_id) VALUES ($1, 'stripe', 'WEBHOOK', $2, '{}', NULL) RETURNING id`,
+      [tenantId, Buffer.from("{}")],
+    ),
     "pick-up SELECT … FOR UPDATE SKIP LOCKED": await explain(pickUp.text, pickUp.values),
-    "claim INSERT … ON CONFLICT DO NOTHING": await explain(`INSERT INTO processed_events (idempotency_key, tenant_id, provider, provider_reference, raw_event_id) VALUES ($1::text || ':stripe:pi_hist_5', $1::uuid, 'stripe', 'pi_hist_5', (SELECT min(id) FROM raw_events)) ON CONFLICT (idempotency_key) DO NOTHING RETURNING id`, [tenantId]),
-    "sweep: stale claims": await explain(`SELECT id FROM processed_events WHERE status = 'CLAIMED' AND claimed_at < now() - interval '5 minutes' FOR UPDATE SKIP LOCKED`, []),
-    "released claims": await explain(`SELECT id FROM processed_events WHERE status = 'CLAIMED' AND claimed_at IS NULL AND (retry_at IS NULL OR retry_at <= now()) ORDER BY id LIMIT 10 FOR UPDATE SKIP LOCKED`, []),
+    "claim INSERT … ON CONFLICT DO NOTHING": await explain(
+      `INSERT INTO processed_events (idempotency_key, tenant_id, provider, provider_reference, raw_event_id) VALUES ($1::text || ':stripe:pi_hist_5', $1::uuid, 'stripe', 'pi_hist_5', (SELECT min(id) FROM raw_events)) ON CONFLICT (idempotency_key) DO NOTHING RETURNING id`,
+      [tenantId],
+    ),
+    "sweep: stale claims": await explain(
+      `SELECT id FROM processed_events WHERE status = 'CLAIMED' AND claimed_at < now() - interval '5 minutes' FOR UPDATE SKIP LOCKED`,
+      [],
+    ),
+    "released claims": await explain(
+      `SELECT id FROM processed_events WHERE status = 'CLAIMED' AND claimed_at IS NULL AND (retry_at IS NULL OR retry_at <= now()) ORDER BY id LIMIT 10 FOR UPDATE SKIP LOCKED`,
+      [],
+    ),
   };
   await c.end();
   return out;
@@ -114,7 +160,9 @@ async function plans(url: string, tenantId: string): Promise<Record<string, stri
 
 const ROUNDS = Number(process.env.SCALE_ROUNDS ?? 4);
 if (!Number.isInteger(ROUNDS) || ROUNDS < 2 || ROUNDS % 2 !== 0) {
-  throw new Error(`SCALE_ROUNDS must be an even number of at least 2 (got "${process.env.SCALE_ROUNDS}"): only even counts of ABBA rounds put each side first as often as second`);
+  throw new Error(
+    `SCALE_ROUNDS must be an even number of at least 2 (got "${process.env.SCALE_ROUNDS}"): only even counts of ABBA rounds put each side first as often as second`,
+  );
 }
 
 /**
@@ -129,7 +177,10 @@ async function main() {
   ensureBuilt();
   const db = await benchDatabase();
   try {
-    const side = { empty: { url: await db.create("tally_bench_scale_empty") }, full: { url: await db.create("tally_bench_scale_full") } };
+    const side = {
+      empty: { url: await db.create("tally_bench_scale_empty") },
+      full: { url: await db.create("tally_bench_scale_full") },
+    };
     const tenants = { empty: await setupTenant(side.empty.url), full: await setupTenant(side.full.url) };
     console.log(`filling the full database with ${ROWS.toLocaleString()} rows in raw_events and processed_events`);
     const fillSeconds = await fill(side.full.url, tenants.full);
@@ -137,7 +188,9 @@ async function main() {
     await admin.query("CHECKPOINT");
     await admin.end();
     const apps = { empty: await startWebApp(side.empty.url), full: await startWebApp(side.full.url) };
-    console.log(`\n${ROUNDS} alternating rounds; each: ack latency at concurrency 4 (wrk, 10 s) and claim latency (${CLAIM_EVENTS / CLAIM_BATCH - 20} timed pick-ups of ${CLAIM_BATCH} events), empty tables vs ${ROWS.toLocaleString()} rows\n`);
+    console.log(
+      `\n${ROUNDS} alternating rounds; each: ack latency at concurrency 4 (wrk, 10 s) and claim latency (${CLAIM_EVENTS / CLAIM_BATCH - 20} timed pick-ups of ${CLAIM_BATCH} events), empty tables vs ${ROWS.toLocaleString()} rows\n`,
+    );
     const acks = { empty: [] as WrkResult[], full: [] as WrkResult[] };
     const claims = { empty: [] as number[], full: [] as number[] };
     for (let round = 0; round < ROUNDS; round++) {
@@ -148,20 +201,38 @@ async function main() {
         const claim = await claimLatency(side[which].url, tenants[which]);
         claims[which].push(...claim);
         const c = summarise(claim);
-        console.log(`round ${round + 1} ${which.padEnd(5)}  ack p50 ${fmt(ack.p50).padStart(5)} ms  p99 ${fmt(ack.p99).padStart(5)} ms  ${fmt(ack.throughput, 0).padStart(5)} req/s   claim mean ${fmt(c.mean).padStart(5)} ms  p50 ${fmt(c.p50).padStart(5)} ms  p99 ${fmt(c.p99).padStart(5)} ms`);
+        console.log(
+          `round ${round + 1} ${which.padEnd(5)}  ack p50 ${fmt(ack.p50).padStart(5)} ms  p99 ${fmt(ack.p99).padStart(5)} ms  ${fmt(ack.throughput, 0).padStart(5)} req/s   claim mean ${fmt(c.mean).padStart(5)} ms  p50 ${fmt(c.p50).padStart(5)} ms  p99 ${fmt(c.p99).padStart(5)} ms`,
+        );
       }
     }
     await apps.empty.stop();
     await apps.full.stop();
-    const ackOf = (rs: WrkResult[]) => ({ rounds: rs, p50: median(rs.map((r) => r.p50)), p99: median(rs.map((r) => r.p99)), throughput: median(rs.map((r) => r.throughput)) });
+    const ackOf = (rs: WrkResult[]) => ({
+      rounds: rs,
+      p50: median(rs.map((r) => r.p50)),
+      p99: median(rs.map((r) => r.p99)),
+      throughput: median(rs.map((r) => r.throughput)),
+    });
     const ackEmpty = ackOf(acks.empty);
     const ackFull = ackOf(acks.full);
     const claimEmpty = summarise(claims.empty);
     const claimFull = summarise(claims.full);
-    console.log(`\nempty:     ack p50 ${fmt(ackEmpty.p50)} ms  p99 ${fmt(ackEmpty.p99)} ms  ${fmt(ackEmpty.throughput, 0)} req/s (medians of rounds)   claim mean ${fmt(claimEmpty.mean)} ms  p50 ${fmt(claimEmpty.p50)} ms  p99 ${fmt(claimEmpty.p99)} ms (${claimEmpty.samples} pick-ups)`);
-    console.log(`${ROWS.toLocaleString()} rows: ack p50 ${fmt(ackFull.p50)} ms  p99 ${fmt(ackFull.p99)} ms  ${fmt(ackFull.throughput, 0)} req/s (medians of rounds)   claim mean ${fmt(claimFull.mean)} ms  p50 ${fmt(claimFull.p50)} ms  p99 ${fmt(claimFull.p99)} ms (${claimFull.samples} pick-ups)`);
-    const ratios = { ackP50: ackFull.p50 / ackEmpty.p50, ackP99: ackFull.p99 / ackEmpty.p99, claimMean: claimFull.mean / claimEmpty.mean, claimP50: claimFull.p50 / claimEmpty.p50 };
-    console.log(`ratios full/empty: ack p50 ${fmt(ratios.ackP50, 2)}x, ack p99 ${fmt(ratios.ackP99, 2)}x, claim mean ${fmt(ratios.claimMean, 2)}x, claim p50 ${fmt(ratios.claimP50, 2)}x\n`);
+    console.log(
+      `\nempty:     ack p50 ${fmt(ackEmpty.p50)} ms  p99 ${fmt(ackEmpty.p99)} ms  ${fmt(ackEmpty.throughput, 0)} req/s (medians of rounds)   claim mean ${fmt(claimEmpty.mean)} ms  p50 ${fmt(claimEmpty.p50)} ms  p99 ${fmt(claimEmpty.p99)} ms (${claimEmpty.samples} pick-ups)`,
+    );
+    console.log(
+      `${ROWS.toLocaleString()} rows: ack p50 ${fmt(ackFull.p50)} ms  p99 ${fmt(ackFull.p99)} ms  ${fmt(ackFull.throughput, 0)} req/s (medians of rounds)   claim mean ${fmt(claimFull.mean)} ms  p50 ${fmt(claimFull.p50)} ms  p99 ${fmt(claimFull.p99)} ms (${claimFull.samples} pick-ups)`,
+    );
+    const ratios = {
+      ackP50: ackFull.p50 / ackEmpty.p50,
+      ackP99: ackFull.p99 / ackEmpty.p99,
+      claimMean: claimFull.mean / claimEmpty.mean,
+      claimP50: claimFull.p50 / claimEmpty.p50,
+    };
+    console.log(
+      `ratios full/empty: ack p50 ${fmt(ratios.ackP50, 2)}x, ack p99 ${fmt(ratios.ackP99, 2)}x, claim mean ${fmt(ratios.claimMean, 2)}x, claim p50 ${fmt(ratios.claimP50, 2)}x\n`,
+    );
     const explained = await plans(side.full.url, tenants.full);
     for (const [name, plan] of Object.entries(explained)) console.log(`--- ${name}\n${plan}\n`);
     const verdicts = {
@@ -172,11 +243,19 @@ async function main() {
     for (const [name, ok] of Object.entries(verdicts)) console.log(`  ${ok ? "PASS" : "FAIL"}  ${name}`);
     const { closeDb } = await import("@/lib/platform/db");
     await closeDb();
-    console.log(`saved ${saveResult("scale", { rows: ROWS, rounds: ROUNDS, fillSeconds, ackEmpty, ackFull, claimEmpty, claimFull, ratios, plans: explained, verdicts })}`);
+    console.log(
+      `saved ${saveResult("scale", { rows: ROWS, rounds: ROUNDS, fillSeconds, ackEmpty, ackFull, claimEmpty, claimFull, ratios, plans: explained, verdicts })}`,
+    );
     if (!Object.values(verdicts).every(Boolean)) process.exitCode = 1;
   } finally {
     await db.stop();
   }
 }
 
-main().then(() => process.exit(process.exitCode ?? 0), (e) => { console.error(e); process.exit(1); });
+main().then(
+  () => process.exit(process.exitCode ?? 0),
+  (e) => {
+    console.error(e);
+    process.exit(1);
+  },
+);

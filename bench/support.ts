@@ -13,7 +13,12 @@ import { randomBytes } from "node:crypto";
 // need a key; one per bench run, inherited by every process it starts.
 process.env.TALLY_ENCRYPTION_KEY ??= randomBytes(32).toString("base64");
 
-export type BenchDatabase = { adminUrl: string; url(db: string): string; create(db: string): Promise<string>; stop(): Promise<void> };
+export type BenchDatabase = {
+  adminUrl: string;
+  url(db: string): string;
+  create(db: string): Promise<string>;
+  stop(): Promise<void>;
+};
 
 /** DATABASE_URL's server, else a fresh embedded one with durable (default) settings. */
 export async function benchDatabase(): Promise<BenchDatabase> {
@@ -22,7 +27,11 @@ export async function benchDatabase(): Promise<BenchDatabase> {
   if (!adminUrl) {
     const dir = mkdtempSync(path.join(os.tmpdir(), "tally-bench-"));
     chmodSync(dir, 0o755);
-    server = await startEmbeddedPostgres({ dataDir: path.join(dir, "pg"), port: 30000 + Math.floor(Math.random() * 10000), log: process.env.BENCH_PG_LOG ? (l) => console.log(`[pg] ${l}`) : undefined });
+    server = await startEmbeddedPostgres({
+      dataDir: path.join(dir, "pg"),
+      port: 30000 + Math.floor(Math.random() * 10000),
+      log: process.env.BENCH_PG_LOG ? (l) => console.log(`[pg] ${l}`) : undefined,
+    });
     adminUrl = server.url("postgres");
   }
   const url = (db: string) => Object.assign(new URL(adminUrl!), { pathname: `/${db}` }).toString();
@@ -44,7 +53,10 @@ export async function benchDatabase(): Promise<BenchDatabase> {
 
 export function ensureBuilt(): void {
   if (existsSync(path.join(process.cwd(), ".next", "BUILD_ID")) && process.env.TALLY_BENCH_SKIP_BUILD) return;
-  const r = spawnSync("npm", ["run", "build"], { stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
+  const r = spawnSync("npm", ["run", "build"], {
+    stdio: ["ignore", "ignore", "inherit"],
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+  });
   if (r.status !== 0) throw new Error("next build failed");
 }
 
@@ -92,9 +104,17 @@ export function startProcess(command: string, args: string[], env: Record<string
 }
 
 /** The production web app (next start) against a database. */
-export async function startWebApp(databaseUrl: string, extraEnv: Record<string, string> = {}): Promise<Proc & { base: string }> {
+export async function startWebApp(
+  databaseUrl: string,
+  extraEnv: Record<string, string> = {},
+): Promise<Proc & { base: string }> {
   const port = freePort();
-  const proc = startProcess(path.join("node_modules", ".bin", "next"), ["start", "-p", String(port)], { DATABASE_URL: databaseUrl, NEXT_TELEMETRY_DISABLED: "1", ...extraEnv }, "web");
+  const proc = startProcess(
+    path.join("node_modules", ".bin", "next"),
+    ["start", "-p", String(port)],
+    { DATABASE_URL: databaseUrl, NEXT_TELEMETRY_DISABLED: "1", ...extraEnv },
+    "web",
+  );
   const base = `http://127.0.0.1:${port}`;
   await waitForHttp(`${base}/api/health`);
   return { ...proc, base };
@@ -110,24 +130,46 @@ export async function startReplayTarget(db: BenchDatabase, name: string): Promis
   const certPrefix = `http://127.0.0.1:${freePort()}/`;
   process.env.DATABASE_URL = url;
   process.env.TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES = certPrefix;
-  return startWebApp(url, { TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES: certPrefix, TALLY_ALLOW_INSECURE_SIMULATORS: "1", TALLY_RECON_SCHEDULE: "off" });
+  return startWebApp(url, {
+    TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES: certPrefix,
+    TALLY_ALLOW_INSECURE_SIMULATORS: "1",
+    TALLY_RECON_SCHEDULE: "off",
+  });
 }
 
 /** bench/next-floor: a Next.js app whose one route reads the body and answers 200. */
 export async function startNextFloor(): Promise<Proc & { base: string }> {
   const dir = path.join("bench", "next-floor");
   if (!existsSync(path.join(dir, ".next", "BUILD_ID"))) {
-    const r = spawnSync(path.join("node_modules", ".bin", "next"), ["build", dir], { stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
+    const r = spawnSync(path.join("node_modules", ".bin", "next"), ["build", dir], {
+      stdio: ["ignore", "ignore", "inherit"],
+      env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+    });
     if (r.status !== 0) throw new Error("next build of bench/next-floor failed");
   }
   const port = freePort();
-  const proc = startProcess(path.join("node_modules", ".bin", "next"), ["start", dir, "-p", String(port)], { NEXT_TELEMETRY_DISABLED: "1" }, "floor");
+  const proc = startProcess(
+    path.join("node_modules", ".bin", "next"),
+    ["start", dir, "-p", String(port)],
+    { NEXT_TELEMETRY_DISABLED: "1" },
+    "floor",
+  );
   const base = `http://127.0.0.1:${port}`;
   await waitForHttp(`${base}/`);
   return { ...proc, base };
 }
 
-export type LoadResult = { requests: number; errors: number; statuses: Record<number, number>; seconds: number; throughput: number; p50: number; p90: number; p99: number; max: number };
+export type LoadResult = {
+  requests: number;
+  errors: number;
+  statuses: Record<number, number>;
+  seconds: number;
+  throughput: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+};
 
 export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
@@ -142,7 +184,10 @@ export function median(xs: number[]): number {
 }
 
 /** Closed-loop load: `concurrency` clients, each sending its next request when the last one answered. */
-export async function runLoad(requests: { url: string; init: RequestInit }[], concurrency: number): Promise<LoadResult> {
+export async function runLoad(
+  requests: { url: string; init: RequestInit }[],
+  concurrency: number,
+): Promise<LoadResult> {
   const latencies: number[] = [];
   const statuses: Record<number, number> = {};
   let errors = 0;
@@ -167,36 +212,88 @@ export async function runLoad(requests: { url: string; init: RequestInit }[], co
   );
   const seconds = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
-  return { requests: requests.length, errors, statuses, seconds, throughput: requests.length / seconds, p50: percentile(latencies, 50), p90: percentile(latencies, 90), p99: percentile(latencies, 99), max: latencies.at(-1) ?? NaN };
+  return {
+    requests: requests.length,
+    errors,
+    statuses,
+    seconds,
+    throughput: requests.length / seconds,
+    p50: percentile(latencies, 50),
+    p90: percentile(latencies, 90),
+    p99: percentile(latencies, 99),
+    max: latencies.at(-1) ?? NaN,
+  };
 }
 
 export const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : "n/a");
 
 export function machine() {
-  return { cores: os.cpus().length, cpu: os.cpus()[0]?.model ?? "unknown", memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.platform()} ${os.release()}` };
+  return {
+    cores: os.cpus().length,
+    cpu: os.cpus()[0]?.model ?? "unknown",
+    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    platform: `${os.platform()} ${os.release()}`,
+  };
 }
 
 export function saveResult(name: string, data: unknown): string {
   const dir = path.join(process.cwd(), "bench", "results");
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `${name}.json`);
-  writeFileSync(file, JSON.stringify({ name, at: new Date().toISOString(), machine: machine(), ...(data as object) }, null, 2) + "\n");
+  writeFileSync(
+    file,
+    `${JSON.stringify({ name, at: new Date().toISOString(), machine: machine(), ...(data as object) }, null, 2)}\n`,
+  );
   return file;
 }
 
-export type WrkResult = { requests: number; socketErrors: number; non2xx: number; p50: number; p90: number; p99: number; max: number; seconds: number; throughput: number };
+export type WrkResult = {
+  requests: number;
+  socketErrors: number;
+  non2xx: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+  seconds: number;
+  throughput: number;
+};
 
 /**
  * Load from wrk (C, one thread): on a 2-core machine a Node load generator
  * takes the CPU it is trying to measure. `lines` are "<signature>\t<body>".
  */
-export function runWrk(o: { url: string; lines: string[]; concurrency: number; seconds: number; signatureHeader?: string }): WrkResult {
+export function runWrk(o: {
+  url: string;
+  lines: string[];
+  concurrency: number;
+  seconds: number;
+  signatureHeader?: string;
+}): WrkResult {
   if (spawnSync("wrk", ["--version"]).error) throw new Error("wrk is not installed: apt-get install -y wrk");
   const dir = mkdtempSync(path.join(os.tmpdir(), "tally-wrk-"));
   const file = path.join(dir, "requests.tsv");
-  writeFileSync(file, o.lines.join("\n") + "\n");
+  writeFileSync(file, `${o.lines.join("\n")}\n`);
   const u = new URL(o.url);
-  const r = spawnSync("wrk", ["-t1", `-c${o.concurrency}`, `-d${o.seconds}s`, "--timeout", "10s", "-s", path.join("bench", "wrk-replay.lua"), `${u.protocol}//${u.host}`, "--", file, u.pathname, o.signatureHeader ?? "Stripe-Signature"], { encoding: "utf8" });
+  const r = spawnSync(
+    "wrk",
+    [
+      "-t1",
+      `-c${o.concurrency}`,
+      `-d${o.seconds}s`,
+      "--timeout",
+      "10s",
+      "-s",
+      path.join("bench", "wrk-replay.lua"),
+      `${u.protocol}//${u.host}`,
+      "--",
+      file,
+      u.pathname,
+      o.signatureHeader ?? "Stripe-Signature",
+    ],
+    { encoding: "utf8" },
+  );
   const line = r.stdout.split("\n").find((l) => l.startsWith("JSON"));
   if (!line) throw new Error(`wrk failed: ${r.stderr || r.stdout}`);
   const parsed = JSON.parse(line.slice(4)) as Omit<WrkResult, "throughput">;

@@ -33,40 +33,77 @@ export function EventsTable({ tenant, query, initial }: { tenant: string; query:
   params.delete("before");
   return (
     <>
-      {error && <p role="alert" className="error">Could not refresh: {error.message}. The list below may be stale; reload the page to retry.</p>}
+      {error && (
+        <p role="alert" className="error">
+          Could not refresh: {error.message}. The list below may be stale; reload the page to retry.
+        </p>
+      )}
       {data.events.length === 0 && params.size > 0 ? (
         <NothingMatches what="events" clearHref={`/t/${tenant}/events`}>
-          <p>Widen the dates, or check the reference: it matches once the worker has parsed the event; a delivery id (evt_…, msg_…) always matches.</p>
+          <p>
+            Widen the dates, or check the reference: it matches once the worker has parsed the event; a delivery id
+            (evt_…, msg_…) always matches.
+          </p>
         </NothingMatches>
       ) : data.events.length === 0 ? (
         <EmptyState title="No events yet">
-          <p>Events appear as providers deliver webhooks to <code>/api/webhooks/{tenant}/&lt;provider&gt;</code> (an admin sets up the signing secrets under Admin), and as reconciliation fetches what never arrived.</p>
+          <p>
+            Events appear as providers deliver webhooks to <code>/api/webhooks/{tenant}/&lt;provider&gt;</code> (an
+            admin sets up the signing secrets under Admin), and as reconciliation fetches what never arrived.
+          </p>
         </EmptyState>
       ) : (
         <TableScroll label="Events">
-        <table className="table" aria-busy={isFetching}>
-          <caption className="visually-hidden">Events, newest first</caption>
-          <thead>
-            <tr><th scope="col">#</th><th scope="col">Received</th><th scope="col">Provider</th><th scope="col">Type</th><th scope="col">Status</th><th scope="col">Reference / delivery</th></tr>
-          </thead>
-          <tbody>
-            {data.events.map((e) => (
-              <tr key={e.id}>
-                <td><Link href={`/t/${tenant}/events/${e.id}`}>#{e.id}</Link></td>
-                <td><time dateTime={e.receivedAt}>{e.receivedAt.replace("T", " ").slice(0, 19)}</time></td>
-                <td>{e.provider}</td>
-                <td>{e.eventType ?? "—"}</td>
-                <td><StatusBadge status={e.status} />{e.duplicateOfId && <> of <Link href={`/t/${tenant}/events/${e.duplicateOfId}`}>#{e.duplicateOfId}</Link></>}</td>
-                <td className="mono">{e.claims.map((c) => c.providerReference).join(" ") || e.deliveryId || "—"}</td>
+          <table className="table" aria-busy={isFetching}>
+            <caption className="visually-hidden">Events, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">#</th>
+                <th scope="col">Received</th>
+                <th scope="col">Provider</th>
+                <th scope="col">Type</th>
+                <th scope="col">Status</th>
+                <th scope="col">Reference / delivery</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {data.events.map((e) => (
+                <tr key={e.id}>
+                  <td>
+                    <Link href={`/t/${tenant}/events/${e.id}`}>#{e.id}</Link>
+                  </td>
+                  <td>
+                    <time dateTime={e.receivedAt}>{e.receivedAt.replace("T", " ").slice(0, 19)}</time>
+                  </td>
+                  <td>{e.provider}</td>
+                  <td>{e.eventType ?? "—"}</td>
+                  <td>
+                    <StatusBadge status={e.status} />
+                    {e.duplicateOfId && (
+                      <>
+                        {" "}
+                        of <Link href={`/t/${tenant}/events/${e.duplicateOfId}`}>#{e.duplicateOfId}</Link>
+                      </>
+                    )}
+                  </td>
+                  <td className="mono">{e.claims.map((c) => c.providerReference).join(" ") || e.deliveryId || "—"}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
         </TableScroll>
       )}
       <nav aria-label="Pages" className="pager">
-        {params.toString() !== query && <Link href={`/t/${tenant}/events${params.size ? `?${params}` : ""}`}>← Newest</Link>}
-        {data.nextBefore && <Link href={`/t/${tenant}/events?${new URLSearchParams({ ...Object.fromEntries(params), before: data.nextBefore })}`}>Older →</Link>}
+        {params.toString() !== query && (
+          <Link href={`/t/${tenant}/events${params.size ? `?${params}` : ""}`}>← Newest</Link>
+        )}
+        {data.nextBefore && (
+          <Link
+            href={`/t/${tenant}/events?${new URLSearchParams({ ...Object.fromEntries(params), before: data.nextBefore })}`}
+          >
+            Older →
+          </Link>
+        )}
       </nav>
     </>
   );

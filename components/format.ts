@@ -22,7 +22,9 @@ export function duration(ms: number): string {
 
 /** Seconds as milliseconds for latencies: "12 ms", "1.2 s". */
 export function latency(seconds: number): string {
-  return seconds < 1 ? `${seconds * 1000 < 10 ? (seconds * 1000).toFixed(1) : Math.round(seconds * 1000)} ms` : `${seconds.toFixed(seconds < 10 ? 2 : 1)} s`;
+  return seconds < 1
+    ? `${seconds * 1000 < 10 ? (seconds * 1000).toFixed(1) : Math.round(seconds * 1000)} ms`
+    : `${seconds.toFixed(seconds < 10 ? 2 : 1)} s`;
 }
 
 export function ago(iso: string | Date, now = Date.now()): string {

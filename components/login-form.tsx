@@ -17,7 +17,10 @@ export function LoginForm({ next }: { next: string }) {
     setBusy(true);
     setError(null);
     try {
-      await api("/api/auth/login", { method: "POST", body: { email: form.get("email"), password: form.get("password") } });
+      await api("/api/auth/login", {
+        method: "POST",
+        body: { email: form.get("email"), password: form.get("password") },
+      });
       // Checked again here, where it is followed: ?next= must not send people elsewhere.
       window.location.assign(safeNextPath(next));
     } catch (err) {

@@ -23,7 +23,12 @@ export function formatMoney(amount: bigint | string, currency: string): string {
   const decimal = digits ? `${abs.slice(0, -digits)}.${abs.slice(-digits)}` : abs;
   try {
     // Intl formats decimal strings exactly (no float rounding).
-    const f = new Intl.NumberFormat("en", { style: "currency", currency, minimumFractionDigits: digits, maximumFractionDigits: digits });
+    const f = new Intl.NumberFormat("en", {
+      style: "currency",
+      currency,
+      minimumFractionDigits: digits,
+      maximumFractionDigits: digits,
+    });
     return f.format(`${negative ? "-" : ""}${decimal}` as unknown as number);
   } catch {
     return `${negative ? "-" : ""}${decimal} ${currency}`;

@@ -8,7 +8,13 @@ export type NavItem = { label: string; href: string };
 
 export function Nav({ items }: { items: NavItem[] }) {
   const pathname = usePathname();
-  const current = items.reduce<NavItem | null>((best, i) => ((pathname === i.href || pathname.startsWith(`${i.href}/`)) && (!best || i.href.length > best.href.length) ? i : best), null);
+  const current = items.reduce<NavItem | null>(
+    (best, i) =>
+      (pathname === i.href || pathname.startsWith(`${i.href}/`)) && (!best || i.href.length > best.href.length)
+        ? i
+        : best,
+    null,
+  );
   return (
     <nav aria-label="Sections" className="nav">
       <ul>

@@ -11,7 +11,9 @@ export function useCsrfToken(): string {
 }
 
 export function Providers({ csrfToken, children }: { csrfToken: string; children: ReactNode }) {
-  const [client] = useState(() => new QueryClient({ defaultOptions: { queries: { staleTime: 5_000, retry: 1, refetchOnWindowFocus: true } } }));
+  const [client] = useState(
+    () => new QueryClient({ defaultOptions: { queries: { staleTime: 5_000, retry: 1, refetchOnWindowFocus: true } } }),
+  );
   return (
     <CsrfContext.Provider value={csrfToken}>
       <QueryClientProvider client={client}>{children}</QueryClientProvider>

@@ -13,13 +13,30 @@ function hexDump(bytes: Uint8Array): string {
 }
 
 /** `redacted`: signature values inside the body were replaced for display; `receivedBytes` is then the stored length. */
-export function RawBody({ bytes, text, receivedBytes, redacted = false }: { bytes: Uint8Array; text: string | null; receivedBytes?: number; redacted?: boolean }) {
+export function RawBody({
+  bytes,
+  text,
+  receivedBytes,
+  redacted = false,
+}: {
+  bytes: Uint8Array;
+  text: string | null;
+  receivedBytes?: number;
+  redacted?: boolean;
+}) {
   return (
     <figure className="raw-body">
       <figcaption>
-        {receivedBytes ?? bytes.length} bytes, {text === null ? "not valid UTF-8: shown as hex" : redacted ? "UTF-8 text as received, signature values redacted" : "UTF-8 text, exactly as received"}
+        {receivedBytes ?? bytes.length} bytes,{" "}
+        {text === null
+          ? "not valid UTF-8: shown as hex"
+          : redacted
+            ? "UTF-8 text as received, signature values redacted"
+            : "UTF-8 text, exactly as received"}
       </figcaption>
-      <pre tabIndex={0} aria-label="Raw body" data-testid="raw-body">{text ?? hexDump(bytes)}</pre>
+      <pre tabIndex={0} aria-label="Raw body" data-testid="raw-body">
+        {text ?? hexDump(bytes)}
+      </pre>
     </figure>
   );
 }

@@ -24,12 +24,22 @@ export function NoAccess({ role, section }: { role: string; section: string }) {
  * A list that came back empty because of its filters, never to be confused with
  * one that has nothing yet: says so, and offers the unfiltered list.
  */
-export function NothingMatches({ what, clearHref, children }: { what: string; clearHref: string; children?: ReactNode }) {
+export function NothingMatches({
+  what,
+  clearHref,
+  children,
+}: {
+  what: string;
+  clearHref: string;
+  children?: ReactNode;
+}) {
   return (
     <section className="empty" aria-label={`No ${what} match these filters`} data-testid="nothing-matches">
       <h2>No {what} match these filters</h2>
       {children}
-      <p><a href={clearHref}>Clear the filters</a> to see every one.</p>
+      <p>
+        <a href={clearHref}>Clear the filters</a> to see every one.
+      </p>
     </section>
   );
 }

@@ -5,7 +5,10 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { api } from "@/components/api-client";
 import { useCsrfToken } from "@/components/providers";
 
-export function useApiMutation<Vars, Result>(request: (v: Vars) => { path: string; method?: string; body?: unknown }, refresh: unknown[][]) {
+export function useApiMutation<Vars, Result>(
+  request: (v: Vars) => { path: string; method?: string; body?: unknown },
+  refresh: unknown[][],
+) {
   const csrfToken = useCsrfToken();
   const client = useQueryClient();
   return useMutation({

@@ -16,15 +16,24 @@ import { startWorkerProcess, type WorkerProcess } from "@/dev/testing/worker-pro
 /** The web app as far as the demo needs it: /api/health and the webhook route. */
 async function startWebApp(): Promise<{ url: string; close(): Promise<void> }> {
   const server = http.createServer(async (req, res) => {
-    if (req.url === "/api/health") return res.writeHead(200, { "content-type": "application/json" }).end('{"status":"ok"}');
+    if (req.url === "/api/health")
+      return res.writeHead(200, { "content-type": "application/json" }).end('{"status":"ok"}');
     const headers = new Headers();
     for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v);
-    const request = new Request(`http://tally.test${req.url}`, { method: req.method, headers, body: Readable.toWeb(req) as ReadableStream<Uint8Array>, duplex: "half" } as RequestInit);
+    const request = new Request(`http://tally.test${req.url}`, {
+      method: req.method,
+      headers,
+      body: Readable.toWeb(req) as ReadableStream<Uint8Array>,
+      duplex: "half",
+    } as RequestInit);
     const response = await deliver(request);
     res.writeHead(response.status, Object.fromEntries(response.headers)).end(Buffer.from(await response.arrayBuffer()));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((r) => server.close(() => r())) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise((r) => server.close(() => r())),
+  };
 }
 
 const credentialsFile = path.join(mkdtempSync(path.join(os.tmpdir(), "tally-demo-")), "demo-credentials.json");
@@ -52,7 +61,11 @@ describe("npm start's demo data", () => {
     expect(runs.map((r) => r.provider).sort()).toEqual(["standard", "stripe"]);
     const count = await prisma.reconDiscrepancy.count({ where: { tenantId: tenant.id } });
     expect(count).toBeGreaterThan(500);
-    expect(await prisma.reconDiscrepancy.count({ where: { tenantId: tenant.id, NOT: { note: { contains: "seeded demo history" } } } })).toBe(0);
+    expect(
+      await prisma.reconDiscrepancy.count({
+        where: { tenantId: tenant.id, NOT: { note: { contains: "seeded demo history" } } },
+      }),
+    ).toBe(0);
     await seedDemo(credentialsFile);
     expect(await prisma.reconDiscrepancy.count({ where: { tenantId: tenant.id } })).toBe(count);
     const o = await overview(tenant.id, { days: 90, staleMs: 300_000 });
@@ -72,17 +85,35 @@ describe("npm start's demo data", () => {
     // next run, so only the movements inside the window count here.
     const settled = started!.simulator.movements.filter((m) => m.created * 1000 < run.windowTo.getTime());
     const dropped = settled.length - run.matched;
-    expect(run).toMatchObject({ status: "DONE", provider: "stripe", oursNotTheirs: 1, mismatched: 0, silenceAlert: false });
+    expect(run).toMatchObject({
+      status: "DONE",
+      provider: "stripe",
+      oursNotTheirs: 1,
+      mismatched: 0,
+      silenceAlert: false,
+    });
     expect(run.theirsNotOurs).toBe(dropped);
     expect(dropped).toBeGreaterThan(0);
     const cases = await prisma.case.findMany({ where: { tenantId: tenant.id }, include: { discrepancy: true } });
     expect(cases).toHaveLength(1);
-    expect(cases[0]).toMatchObject({ kind: "OURS_NOT_THEIRS", status: "OPEN", discrepancy: { ourAmount: 4200n, theirLine: null } });
+    expect(cases[0]).toMatchObject({
+      kind: "OURS_NOT_THEIRS",
+      status: "OPEN",
+      discrepancy: { ourAmount: 4200n, theirLine: null },
+    });
     // The fetched events are posted by the worker through the normal path, each once.
-    const fetched = await prisma.reconDiscrepancy.findMany({ where: { tenantId: tenant.id, bucket: "THEIRS_NOT_OURS", firstRunId: run.id } });
+    const fetched = await prisma.reconDiscrepancy.findMany({
+      where: { tenantId: tenant.id, bucket: "THEIRS_NOT_OURS", firstRunId: run.id },
+    });
     expect(fetched.every((d) => d.state === "FETCHED")).toBe(true);
-    await expect.poll(async () => prisma.rawEvent.count({ where: { tenantId: tenant.id, source: "RECONCILIATION", status: "DONE" } }), { timeout: 30_000 }).toBe(dropped);
-    for (const d of fetched) expect(await prisma.posting.count({ where: { tenantId: tenant.id, providerReference: d.reference } })).toBe(1);
+    await expect
+      .poll(
+        async () => prisma.rawEvent.count({ where: { tenantId: tenant.id, source: "RECONCILIATION", status: "DONE" } }),
+        { timeout: 30_000 },
+      )
+      .toBe(dropped);
+    for (const d of fetched)
+      expect(await prisma.posting.count({ where: { tenantId: tenant.id, providerReference: d.reference } })).toBe(1);
     expect(await ledgerViolations(tenant.id)).toEqual([]);
     // The live day joins the seeded history on the overview; the story still reads "falling".
     const o = await overview(tenant.id, { days: 30, staleMs: 300_000 });
@@ -90,14 +121,31 @@ describe("npm start's demo data", () => {
     expect(o.verdict.verdict).toBe("falling");
 
     // A restart brings the simulator back for the same day and plays nothing again.
-    const before = { runs: await prisma.reconRun.count(), events: await prisma.rawEvent.count(), postings: await prisma.posting.count() };
-    const endpoint = await prisma.providerEndpoint.findUniqueOrThrow({ where: { tenantId_provider: { tenantId: tenant.id, provider: "stripe" } } });
+    const before = {
+      runs: await prisma.reconRun.count(),
+      events: await prisma.rawEvent.count(),
+      postings: await prisma.posting.count(),
+    };
+    const endpoint = await prisma.providerEndpoint.findUniqueOrThrow({
+      where: { tenantId_provider: { tenantId: tenant.id, provider: "stripe" } },
+    });
     await started!.simulator.close();
     const again = await startLiveDemo({ creds, webUrl: web.url, port: 0, log: (l) => log.push(l) });
     await again!.played;
     expect(again!.simulator.movements).toEqual(started!.simulator.movements);
-    expect({ runs: await prisma.reconRun.count(), events: await prisma.rawEvent.count(), postings: await prisma.posting.count() }).toEqual(before);
-    expect(((await prisma.providerEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } })).settings as Record<string, unknown>).demoDayStart).toBe((endpoint.settings as Record<string, unknown>).demoDayStart);
+    expect({
+      runs: await prisma.reconRun.count(),
+      events: await prisma.rawEvent.count(),
+      postings: await prisma.posting.count(),
+    }).toEqual(before);
+    expect(
+      (
+        (await prisma.providerEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } })).settings as Record<
+          string,
+          unknown
+        >
+      ).demoDayStart,
+    ).toBe((endpoint.settings as Record<string, unknown>).demoDayStart);
     await again!.simulator.close();
   });
 });

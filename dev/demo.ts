@@ -26,8 +26,14 @@ const USERS = [
 ] as const;
 
 export async function seedDemo(credentialsFile: string): Promise<DemoCredentials> {
-  const saved: DemoCredentials | null = existsSync(credentialsFile) ? JSON.parse(readFileSync(credentialsFile, "utf8")) : null;
-  const creds: DemoCredentials = saved ?? { tenant: "demo", secrets: { stripe: generateSecret("stripe"), standard: generateSecret("standard") }, users: [] };
+  const saved: DemoCredentials | null = existsSync(credentialsFile)
+    ? JSON.parse(readFileSync(credentialsFile, "utf8"))
+    : null;
+  const creds: DemoCredentials = saved ?? {
+    tenant: "demo",
+    secrets: { stripe: generateSecret("stripe"), standard: generateSecret("standard") },
+    users: [],
+  };
 
   if (!(await prisma.tenant.findUnique({ where: { slug: creds.tenant } }))) {
     const t = await createTenant({ slug: creds.tenant, name: "Demo Payments Ltd" }, SYSTEM_ACTOR);
@@ -39,9 +45,14 @@ export async function seedDemo(credentialsFile: string): Promise<DemoCredentials
   }
   for (const u of USERS) {
     if (await prisma.user.findUnique({ where: { email: u.email } })) continue;
-    const r = await createUser({ email: u.email, role: u.role, name: u.name, tenants: u.role === "admin" ? [] : [creds.tenant] }, SYSTEM_ACTOR);
+    const r = await createUser(
+      { email: u.email, role: u.role, name: u.name, tenants: u.role === "admin" ? [] : [creds.tenant] },
+      SYSTEM_ACTOR,
+    );
     if (!r.ok) throw new Error(r.message);
-    creds.users = creds.users.filter((x) => x.email !== u.email).concat({ email: u.email, role: u.role, password: r.value.password });
+    creds.users = creds.users
+      .filter((x) => x.email !== u.email)
+      .concat({ email: u.email, role: u.role, password: r.value.password });
   }
   const tenant = await prisma.tenant.findUniqueOrThrow({ where: { slug: creds.tenant } });
   await seedDemoHistory(tenant.id);
@@ -99,19 +110,43 @@ export async function seedDemoHistory(tenantId: string, now = new Date()): Promi
       }),
     );
     totals.compared = days.reduce((a, d) => a + d.compared, 0);
-    await prisma.$transaction(async (tx) => {
-      const run = await tx.reconRun.create({
-        data: {
-          tenantId, provider, windowFrom: firstDay, windowTo: new Date(lastDay.getTime() + DAY), source: "API", sourceName: DEMO_HISTORY_SOURCE,
-          actorType: "SYSTEM", actorLabel: "demo seed", status: "DONE", finishedAt: now, durationMs: 0,
-          compared: totals.compared, matched: totals.compared - rows.length, theirsNotOurs: totals.theirs, oursNotTheirs: totals.ours, mismatched: totals.mismatched,
-        },
-      });
-      await tx.reconDiscrepancy.createMany({ data: rows.map((row) => ({ ...row, firstRunId: run.id, lastRunId: run.id, detectedAt: row.day })) });
-      const ids = await tx.reconDiscrepancy.findMany({ where: { tenantId, provider, note: HISTORY_NOTE }, select: { id: true } });
-      await tx.reconRunItem.createMany({ data: ids.map((d) => ({ runId: run.id, discrepancyId: d.id })) });
-      await tx.reconDayStat.createMany({ data: days.map((d) => ({ tenantId, provider, day: d.day, compared: d.compared })), skipDuplicates: true });
-    }, { timeout: 60_000 });
+    await prisma.$transaction(
+      async (tx) => {
+        const run = await tx.reconRun.create({
+          data: {
+            tenantId,
+            provider,
+            windowFrom: firstDay,
+            windowTo: new Date(lastDay.getTime() + DAY),
+            source: "API",
+            sourceName: DEMO_HISTORY_SOURCE,
+            actorType: "SYSTEM",
+            actorLabel: "demo seed",
+            status: "DONE",
+            finishedAt: now,
+            durationMs: 0,
+            compared: totals.compared,
+            matched: totals.compared - rows.length,
+            theirsNotOurs: totals.theirs,
+            oursNotTheirs: totals.ours,
+            mismatched: totals.mismatched,
+          },
+        });
+        await tx.reconDiscrepancy.createMany({
+          data: rows.map((row) => ({ ...row, firstRunId: run.id, lastRunId: run.id, detectedAt: row.day })),
+        });
+        const ids = await tx.reconDiscrepancy.findMany({
+          where: { tenantId, provider, note: HISTORY_NOTE },
+          select: { id: true },
+        });
+        await tx.reconRunItem.createMany({ data: ids.map((d) => ({ runId: run.id, discrepancyId: d.id })) });
+        await tx.reconDayStat.createMany({
+          data: days.map((d) => ({ tenantId, provider, day: d.day, compared: d.compared })),
+          skipDuplicates: true,
+        });
+      },
+      { timeout: 60_000 },
+    );
   }
   return true;
 }

@@ -41,16 +41,36 @@ afterAll(async () => {
 
 async function dayFile(name: string, events: number, seed: number): Promise<string> {
   const file = path.join(dir, `${name}.ndjson`);
-  await writeDayFile(file, generateDay({ seed, events, tenants: ["alpha", "beta"], dayStart: Date.UTC(2026, 11, 1) / 1000 }));
+  await writeDayFile(
+    file,
+    generateDay({ seed, events, tenants: ["alpha", "beta"], dayStart: Date.UTC(2026, 11, 1) / 1000 }),
+  );
   return file;
 }
 
 const lines: string[] = [];
-const base = { target: "", runs: 3, workers: 2, concurrency: 16, seed: 3, drainTimeoutMs: 240_000, log: (l: string) => { lines.push(l); console.log(l); } };
+const base = {
+  target: "",
+  runs: 3,
+  workers: 2,
+  concurrency: 16,
+  seed: 3,
+  drainTimeoutMs: 240_000,
+  log: (l: string) => {
+    lines.push(l);
+    console.log(l);
+  },
+};
 
 describe("the replay", () => {
   it("replays a day three times in random orders with workers killed at random, and every ledger is identical and true", async () => {
-    const r = await replay({ ...base, target: route.url, file: await dayFile("day", 1200, 21), killEvery: [2000, 4000], tenantPrefix: `ok${Date.now().toString(36)}` });
+    const r = await replay({
+      ...base,
+      target: route.url,
+      file: await dayFile("day", 1200, 21),
+      killEvery: [2000, 4000],
+      tenantPrefix: `ok${Date.now().toString(36)}`,
+    });
     console.log(lines.filter((l) => l.startsWith("run")).join("\n"));
     expect(r.differences).toEqual([]);
     expect(r.ok).toBe(true);
@@ -68,10 +88,22 @@ describe("the replay", () => {
   }, 600_000);
 
   it("reports the double credits when the claim is disabled by a fault flag", async () => {
-    const r = await replay({ ...base, target: route.url, file: await dayFile("faulty", 300, 22), runs: 2, killEvery: null, tenantPrefix: `bad${Date.now().toString(36)}`, workerEnv: { TALLY_FAULT_DISABLE_CLAIM: "1" } });
+    const r = await replay({
+      ...base,
+      target: route.url,
+      file: await dayFile("faulty", 300, 22),
+      runs: 2,
+      killEvery: null,
+      tenantPrefix: `bad${Date.now().toString(36)}`,
+      workerEnv: { TALLY_FAULT_DISABLE_CLAIM: "1" },
+    });
     expect(r.ok).toBe(false);
-    expect(r.differences.some((d) => /^run 1: \d+ customer balance\(s\) differ from the day's truth/.test(d))).toBe(true);
+    expect(r.differences.some((d) => /^run 1: \d+ customer balance\(s\) differ from the day's truth/.test(d))).toBe(
+      true,
+    );
     // Run 2 starts from an empty ledger too, so it fails against the truth on its own.
-    expect(r.differences.some((d) => /^run 2: \d+ customer balance\(s\) differ from the day's truth/.test(d))).toBe(true);
+    expect(r.differences.some((d) => /^run 2: \d+ customer balance\(s\) differ from the day's truth/.test(d))).toBe(
+      true,
+    );
   }, 300_000);
 });

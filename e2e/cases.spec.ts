@@ -16,17 +16,26 @@ test.beforeAll(async () => {
   test.setTimeout(180_000);
   // npm start plays the demo day in the background once the web app is up.
   const a = await signInApi(demoUser("accountant"));
-  await expect.poll(async () => {
-    const r = await a.call("GET", `/api/v1/tenants/${demo().tenant}/cases?kind=OURS_NOT_THEIRS&state=all`);
-    const found = (r.json as { cases: CaseRow[] }).cases.find((c) => c.discrepancy.reference.startsWith("pi_demo_not_at_stripe_"));
-    if (found) [caseId, reference] = [found.id, found.discrepancy.reference];
-    return Boolean(found);
-  }, { timeout: 150_000, intervals: [1000] }).toBe(true);
+  await expect
+    .poll(
+      async () => {
+        const r = await a.call("GET", `/api/v1/tenants/${demo().tenant}/cases?kind=OURS_NOT_THEIRS&state=all`);
+        const found = (r.json as { cases: CaseRow[] }).cases.find((c) =>
+          c.discrepancy.reference.startsWith("pi_demo_not_at_stripe_"),
+        );
+        if (found) [caseId, reference] = [found.id, found.discrepancy.reference];
+        return Boolean(found);
+      },
+      { timeout: 150_000, intervals: [1000] },
+    )
+    .toBe(true);
 });
 
 async function customerBalance(session: Awaited<ReturnType<typeof signInApi>>): Promise<bigint> {
   const r = await session.call("GET", `/api/v1/tenants/${demo().tenant}/accounts?code=acct_demo_phantom`);
-  const account = (r.json as { accounts: { code: string; balances: { currency: string; amount: string }[] }[] }).accounts.find((x) => x.code === "customer:acct_demo_phantom")!;
+  const account = (
+    r.json as { accounts: { code: string; balances: { currency: string; amount: string }[] }[] }
+  ).accounts.find((x) => x.code === "customer:acct_demo_phantom")!;
   return BigInt(account.balances.find((b) => b.currency === "USD")?.amount ?? "0");
 }
 
@@ -38,14 +47,19 @@ async function forgeApproval(page: Page, proposalId: string) {
   });
 }
 
-test("accountant A proposes a reversal and cannot approve it; accountant B approves; ledger and audit log show both", async ({ page }) => {
+test("accountant A proposes a reversal and cannot approve it; accountant B approves; ledger and audit log show both", async ({
+  page,
+}) => {
   const api = await signInApi(demoUser("accountant"));
   const before = await customerBalance(api);
   expect(before).toBe(-4200n); // credit-normal: we owe the customer $42.00
 
   await signInPage(page, demoUser("accountant"));
   await page.goto(`/t/${demo().tenant}/cases`);
-  await page.getByRole("row", { name: new RegExp(reference) }).getByRole("link").click();
+  await page
+    .getByRole("row", { name: new RegExp(reference) })
+    .getByRole("link")
+    .click();
   await expect(page.getByRole("heading", { level: 1 })).toContainText(`Case #${caseId}`);
   // The evidence side by side: the webhook, our posting, and the absence of a provider line.
   await expect(page.getByLabel("Raw webhook body")).toContainText(reference);
@@ -75,7 +89,9 @@ test("accountant A proposes a reversal and cannot approve it; accountant B appro
   await expect(page.getByRole("button", { name: /approve/i })).toHaveCount(0);
   await shot(page, "case-proposed-no-approve-button");
 
-  const detail = (await (await page.request.get(`/api/v1/tenants/${demo().tenant}/cases/${caseId}`)).json()) as { case: { proposals: { id: string; status: string }[] } };
+  const detail = (await (await page.request.get(`/api/v1/tenants/${demo().tenant}/cases/${caseId}`)).json()) as {
+    case: { proposals: { id: string; status: string }[] };
+  };
   const proposalId = detail.case.proposals.find((p) => p.status === "PENDING")!.id;
   const forged = await forgeApproval(page, proposalId);
   expect(forged.status()).toBe(403);
@@ -88,7 +104,9 @@ test("accountant A proposes a reversal and cannot approve it; accountant B appro
   await page.goto(`/t/${demo().tenant}/cases/${caseId}`);
   await expect(page.getByTestId("pending-proposal")).toContainText("Stripe has no such payment intent");
   // The label the proposer picked, not the code.
-  await expect(page.getByTestId("pending-reason-code")).toHaveText("The provider never settled it (failed or reversed at the provider)");
+  await expect(page.getByTestId("pending-reason-code")).toHaveText(
+    "The provider never settled it (failed or reversed at the provider)",
+  );
   await expect(page.getByTestId("pending-proposal")).not.toContainText("not_settled");
   // Approving asks once, by keyboard: Enter opens the dialog showing what will be posted; Escape posts nothing.
   const approve = page.getByRole("button", { name: "Approve and post the correction…" });
@@ -111,7 +129,9 @@ test("accountant A proposes a reversal and cannot approve it; accountant B appro
   const posted = page.getByText(/Correction posted as posting #\d+/);
   await expect(posted).toBeVisible();
   const postingId = /#(\d+)/.exec((await posted.textContent())!)![1]!;
-  await expect(page.getByRole("list").filter({ hasText: "proposed" })).toContainText("reason code: The provider never settled it (failed or reversed at the provider)");
+  await expect(page.getByRole("list").filter({ hasText: "proposed" })).toContainText(
+    "reason code: The provider never settled it (failed or reversed at the provider)",
+  );
   await shot(page, "case-approved");
 
   // The ledger: a new correction posting reversing ours; the balance moved by exactly $42.00.
@@ -139,8 +159,18 @@ test("ops cannot see cases and cannot approve: no page, and the API answers 403"
   await expect(page.getByRole("heading", { name: "Not available for your role" })).toBeVisible();
   await expect(page.getByRole("button", { name: /approve/i })).toHaveCount(0);
   const ops = await signInApi(demoUser("ops"));
-  const r = await ops.call("POST", `/api/v1/tenants/${demo().tenant}/cases/${caseId}/approvals`, { proposalId: "1", decision: "approve" });
+  const r = await ops.call("POST", `/api/v1/tenants/${demo().tenant}/cases/${caseId}/approvals`, {
+    proposalId: "1",
+    decision: "approve",
+  });
   expect(r.status).toBe(403);
   expect((r.json as { error: { code: string } }).error.code).toBe("forbidden");
-  expect((await ops.call("POST", `/api/v1/tenants/${demo().tenant}/cases/${caseId}/proposals`, { resolution: "ESCALATE", reason: "ops should not" })).status).toBe(403);
+  expect(
+    (
+      await ops.call("POST", `/api/v1/tenants/${demo().tenant}/cases/${caseId}/proposals`, {
+        resolution: "ESCALATE",
+        reason: "ops should not",
+      })
+    ).status,
+  ).toBe(403);
 });

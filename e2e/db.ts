@@ -13,4 +13,5 @@ export async function withDb<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
   }
 }
 
-export const count = (sql: string, params: unknown[] = []) => withDb(async (c) => Number((await c.query<{ n: string }>(sql, params)).rows[0]!.n));
+export const count = (sql: string, params: unknown[] = []) =>
+  withDb(async (c) => Number((await c.query<{ n: string }>(sql, params)).rows[0]!.n));

@@ -4,9 +4,14 @@ import { alertOf, demo, demoUser, shot, signInApi, signInPage, standardHeaders, 
 test("events are searchable and an event page shows the body exactly as received", async ({ page, request }) => {
   // A Standard Webhooks delivery: its webhook-id is stored as the delivery id at once, before any parsing.
   const eventId = unique("msg_e2e");
-  const body = Buffer.from(`{"type":"payment.succeeded",  "timestamp":"${new Date().toISOString()}", "note":"café ✓",\n "data":{"id":"${unique("pay_")}","amount":990,"currency":"EUR","account":"acct_e2e"}}`);
+  const body = Buffer.from(
+    `{"type":"payment.succeeded",  "timestamp":"${new Date().toISOString()}", "note":"café ✓",\n "data":{"id":"${unique("pay_")}","amount":990,"currency":"EUR","account":"acct_e2e"}}`,
+  );
   const signed = standardHeaders(body, demo().secrets.standard, eventId);
-  const res = await request.post(`/api/webhooks/${demo().tenant}/standard`, { data: body, headers: { "content-type": "application/json", ...signed } });
+  const res = await request.post(`/api/webhooks/${demo().tenant}/standard`, {
+    data: body,
+    headers: { "content-type": "application/json", ...signed },
+  });
   expect(res.status(), await res.text()).toBe(200);
 
   await signInPage(page, demoUser("ops"));
@@ -37,16 +42,27 @@ test("events are searchable and an event page shows the body exactly as received
 test("a body that is not UTF-8 is stored byte for byte and shown as hex", async ({ page, request }) => {
   // Signed over the raw bytes, as a provider would: ingest must take it as it is, not refuse or re-encode it.
   const deliveryId = unique("msg_bin");
-  const body = Buffer.concat([Buffer.from(`{"type":"x","data":"`), Buffer.from([0xff, 0xfe, 0x00, 0x81, 0xc3, 0x28]), Buffer.from(`"}`)]);
-  const res = await request.post(`/api/webhooks/${demo().tenant}/standard`, { data: body, headers: { "content-type": "application/json", ...standardHeaders(body, demo().secrets.standard, deliveryId) } });
+  const body = Buffer.concat([
+    Buffer.from(`{"type":"x","data":"`),
+    Buffer.from([0xff, 0xfe, 0x00, 0x81, 0xc3, 0x28]),
+    Buffer.from(`"}`),
+  ]);
+  const res = await request.post(`/api/webhooks/${demo().tenant}/standard`, {
+    data: body,
+    headers: { "content-type": "application/json", ...standardHeaders(body, demo().secrets.standard, deliveryId) },
+  });
   expect(res.status(), await res.text()).toBe(200);
 
   const ops = await signInApi(demoUser("ops"));
-  const found = await ops.call("GET", `/api/v1/tenants/${demo().tenant}/events?provider=standard&reference=${deliveryId}`);
+  const found = await ops.call(
+    "GET",
+    `/api/v1/tenants/${demo().tenant}/events?provider=standard&reference=${deliveryId}`,
+  );
   const events = (found.json as { events: { id: string }[] }).events;
   expect(events).toHaveLength(1);
   const stored = await ops.call("GET", `/api/v1/tenants/${demo().tenant}/events/${events[0]!.id}`);
-  const storedBody = (stored.json as { event: { body: { text: string | null; base64: string; bytes: number } } }).event.body;
+  const storedBody = (stored.json as { event: { body: { text: string | null; base64: string; bytes: number } } }).event
+    .body;
   expect(Buffer.from(storedBody.base64, "base64").equals(body)).toBe(true);
   expect(storedBody).toMatchObject({ text: null, bytes: body.length });
   await ops.api.dispose();

@@ -15,7 +15,9 @@ function routesUnder(dir: string, urlPrefix: string): Route[] {
     if (entry.isDirectory()) out.push(...routesUnder(p, `${urlPrefix}/${entry.name}`));
     else if (entry.name === "route.ts") {
       const source = readFileSync(p, "utf8");
-      const methods = [...source.matchAll(/export\s+(?:const|async\s+function|function)\s+(GET|POST|PUT|PATCH|DELETE)\b/g)].map((m) => m[1]!);
+      const methods = [
+        ...source.matchAll(/export\s+(?:const|async\s+function|function)\s+(GET|POST|PUT|PATCH|DELETE)\b/g),
+      ].map((m) => m[1]!);
       out.push({ pattern: urlPrefix, methods });
     } else if (entry.name === "page.tsx") out.push({ pattern: urlPrefix, methods: ["PAGE"] });
   }
@@ -27,7 +29,11 @@ const tenantRoutes = apiRoutes.filter((r) => r.pattern.includes("[tenant]"));
 const globalRoutes = apiRoutes.filter((r) => !r.pattern.includes("[tenant]"));
 const pageRoutes = routesUnder(path.join("app", "t", "[tenant]"), "/t/[tenant]");
 
-const fill = (pattern: string, tenant: string) => pattern.replace("[tenant]", tenant).replace("[provider]", "stripe").replace(/\[id\]/g, "1");
+const fill = (pattern: string, tenant: string) =>
+  pattern
+    .replace("[tenant]", tenant)
+    .replace("[provider]", "stripe")
+    .replace(/\[id\]/g, "1");
 
 let tenantB: string;
 let accountantA: { email: string; password: string };
@@ -37,9 +43,13 @@ test.beforeAll(async () => {
   expect(tenantRoutes.length).toBeGreaterThanOrEqual(9);
   const admin = await signInApi(demoUser("admin"));
   tenantB = unique("beta-");
-  expect((await admin.call("POST", "/api/v1/tenants", { slug: tenantB, name: "Beta Secret Holdings" })).status).toBe(201);
+  expect((await admin.call("POST", "/api/v1/tenants", { slug: tenantB, name: "Beta Secret Holdings" })).status).toBe(
+    201,
+  );
   // B gets a secret and a member of its own, so there is something to leak.
-  expect((await admin.call("POST", `/api/v1/tenants/${tenantB}/endpoints/stripe/secrets`, { label: "b" })).status).toBe(201);
+  expect((await admin.call("POST", `/api/v1/tenants/${tenantB}/endpoints/stripe/secrets`, { label: "b" })).status).toBe(
+    201,
+  );
   const email = `${unique("acct-a")}@demo.tally`;
   const created = await admin.call("POST", "/api/v1/users", { email, role: "accountant", tenants: [demo().tenant] });
   expect(created.status).toBe(201);
@@ -53,7 +63,11 @@ test("A's accountant reads A but gets 404 on every /api/v1/tenants/B/… route a
   for (const route of tenantRoutes) {
     for (const method of route.methods) {
       const url = fill(route.pattern, tenantB);
-      const res = await asAccountantA.call(method, url, method === "GET" ? undefined : { reason: "probe", label: "probe" });
+      const res = await asAccountantA.call(
+        method,
+        url,
+        method === "GET" ? undefined : { reason: "probe", label: "probe" },
+      );
       seen.push(`${method} ${url} → ${res.status}`);
       expect(res.status, `${method} ${url}`).toBe(404);
       expect(JSON.stringify(res.json)).not.toContain("Beta Secret Holdings");
@@ -66,7 +80,11 @@ test("A's accountant gets 403 from every admin route, and the tenant list hides 
   for (const route of globalRoutes) {
     for (const method of route.methods) {
       const url = fill(route.pattern, tenantB);
-      const res = await asAccountantA.call(method, url, method === "GET" ? undefined : { slug: unique("x-"), name: "x", email: "x@y.z", role: "admin" });
+      const res = await asAccountantA.call(
+        method,
+        url,
+        method === "GET" ? undefined : { slug: unique("x-"), name: "x", email: "x@y.z", role: "admin" },
+      );
       if (route.pattern === "/api/v1/tenants" && method === "GET") {
         expect(res.status).toBe(200);
         expect(JSON.stringify(res.json)).not.toContain(tenantB);
@@ -78,12 +96,23 @@ test("A's accountant gets 403 from every admin route, and the tenant list hides 
 });
 
 test("an API token of tenant A gets 404 on every tenant B route and 403 on admin routes", async () => {
-  const out = execFileSync(path.join("node_modules", ".bin", "tsx"), ["workers/tally.ts", "token", "add", "--tenant", demo().tenant, "--role", "admin"], {
-    encoding: "utf8",
-    env: { ...process.env, TALLY_DATA_DIR: path.join(dataDir(), "pg"), TALLY_PG_PORT: process.env.TALLY_E2E_PG_PORT! },
-  });
+  const out = execFileSync(
+    path.join("node_modules", ".bin", "tsx"),
+    ["workers/tally.ts", "token", "add", "--tenant", demo().tenant, "--role", "admin"],
+    {
+      encoding: "utf8",
+      env: {
+        ...process.env,
+        TALLY_DATA_DIR: path.join(dataDir(), "pg"),
+        TALLY_PG_PORT: process.env.TALLY_E2E_PG_PORT!,
+      },
+    },
+  );
   const token = /tly_[A-Za-z0-9_-]+/.exec(out)![0];
-  const api = await playwrightRequest.newContext({ baseURL: baseURL(), extraHTTPHeaders: { authorization: `Bearer ${token}` } });
+  const api = await playwrightRequest.newContext({
+    baseURL: baseURL(),
+    extraHTTPHeaders: { authorization: `Bearer ${token}` },
+  });
   expect((await api.get(`/api/v1/tenants/${demo().tenant}/endpoints`)).status()).toBe(200);
   for (const route of tenantRoutes) {
     for (const method of route.methods) {
@@ -100,7 +129,10 @@ test("an API token of tenant A gets 404 on every tenant B route and 403 on admin
   }
   // Without credentials: 401 everywhere.
   const anonymous = await playwrightRequest.newContext({ baseURL: baseURL() });
-  for (const route of tenantRoutes) expect((await anonymous.get(fill(route.pattern, demo().tenant))).status()).toBe(route.methods.includes("GET") ? 401 : 405);
+  for (const route of tenantRoutes)
+    expect((await anonymous.get(fill(route.pattern, demo().tenant))).status()).toBe(
+      route.methods.includes("GET") ? 401 : 405,
+    );
 });
 
 test("A's accountant gets the 404 page on every page of tenant B", async ({ page }) => {

@@ -6,7 +6,9 @@ import { expect, test } from "@playwright/test";
 import { count, withDb } from "./db";
 import { demo, demoUser, shot, signInApi, signInPage, stripeSignature, unique } from "./support";
 
-test("ops sees the 90-day history, the verdict and the live figures; a new run shows up without a reload", async ({ page }) => {
+test("ops sees the 90-day history, the verdict and the live figures; a new run shows up without a reload", async ({
+  page,
+}) => {
   test.setTimeout(90_000);
   await signInPage(page, demoUser("ops"));
   await expect(page.getByRole("heading", { name: /Overview/, level: 1 })).toBeVisible();
@@ -30,15 +32,22 @@ test("ops sees the 90-day history, the verdict and the live figures; a new run s
   expect(await rows.count()).toBeGreaterThanOrEqual(88);
   await shot(page, "overview-90-days");
 
-  const totalText = async () => Number(/(\d+) discrepancies/.exec((await page.getByTestId("discrepancy-total").textContent()) ?? "")![1]);
+  const totalText = async () =>
+    Number(/(\d+) discrepancies/.exec((await page.getByTestId("discrepancy-total").textContent()) ?? "")![1]);
   const before = await totalText();
   await page.evaluate(() => ((window as unknown as { __stillThisPage: boolean }).__stillThisPage = true));
 
   // A reconciliation run lands elsewhere: a standard report with three payments Tally never received.
   const at = new Date().toISOString();
-  const csv = ["reference,kind,amount,currency,occurred_at", ...[1, 2, 3].map(() => `${unique("pay_missing_")},payment,10.00,EUR,${at}`)].join("\n") + "\n";
+  const csv = `${[
+    "reference,kind,amount,currency,occurred_at",
+    ...[1, 2, 3].map(() => `${unique("pay_missing_")},payment,10.00,EUR,${at}`),
+  ].join("\n")}\n`;
   const admin = await signInApi(demoUser("admin"));
-  const upload = await admin.api.post(`/api/v1/tenants/${demo().tenant}/reconciliation/uploads?provider=standard&name=missing.csv`, { headers: { "x-csrf-token": admin.csrf, "content-type": "text/csv" }, data: csv });
+  const upload = await admin.api.post(
+    `/api/v1/tenants/${demo().tenant}/reconciliation/uploads?provider=standard&name=missing.csv`,
+    { headers: { "x-csrf-token": admin.csrf, "content-type": "text/csv" }, data: csv },
+  );
   expect(upload.status(), await upload.text()).toBe(201);
   expect(((await upload.json()) as { theirsNotOurs: number }).theirsNotOurs).toBe(3);
 
@@ -48,27 +57,87 @@ test("ops sees the 90-day history, the verdict and the live figures; a new run s
   await shot(page, "overview-after-new-run");
 });
 
-test("ops reprocesses a claim that gave up from the stuck-claims page; the worker completes it exactly once", async ({ page, request }) => {
+test("ops reprocesses a claim that gave up from the stuck-claims page; the worker completes it exactly once", async ({
+  page,
+  request,
+}) => {
   test.setTimeout(90_000);
   const payment = unique("pi_e2e_stuck_");
   const refund = unique("re_e2e_stuck_");
   const now = Math.floor(Date.now() / 1000);
   const send = async (event: object) => {
     const body = Buffer.from(JSON.stringify(event));
-    const res = await request.post(`/api/webhooks/${demo().tenant}/stripe`, { data: body, headers: { "content-type": "application/json", "stripe-signature": stripeSignature(body, demo().secrets.stripe) } });
+    const res = await request.post(`/api/webhooks/${demo().tenant}/stripe`, {
+      data: body,
+      headers: { "content-type": "application/json", "stripe-signature": stripeSignature(body, demo().secrets.stripe) },
+    });
     expect(res.status()).toBe(200);
   };
   // A refund that names no account arrives before its payment: the worker defers it...
-  await send({ id: unique("evt_"), object: "event", type: "refund.created", created: now, data: { object: { id: refund, object: "refund", amount: 500, currency: "usd", status: "succeeded", payment_intent: payment, charge: null, metadata: {}, created: now } } });
-  await expect.poll(() => count(`SELECT count(*) AS n FROM processed_events WHERE provider_reference = $1 AND last_error LIKE '%not posted yet%'`, [refund]), { timeout: 30_000 }).toBe(1);
+  await send({
+    id: unique("evt_"),
+    object: "event",
+    type: "refund.created",
+    created: now,
+    data: {
+      object: {
+        id: refund,
+        object: "refund",
+        amount: 500,
+        currency: "usd",
+        status: "succeeded",
+        payment_intent: payment,
+        charge: null,
+        metadata: {},
+        created: now,
+      },
+    },
+  });
+  await expect
+    .poll(
+      () =>
+        count(
+          `SELECT count(*) AS n FROM processed_events WHERE provider_reference = $1 AND last_error LIKE '%not posted yet%'`,
+          [refund],
+        ),
+      { timeout: 30_000 },
+    )
+    .toBe(1);
   // ...and, for this test, gives up at once (in production: after TALLY_MAX_ATTEMPTS back-offs).
   await withDb(async (c) => {
-    await c.query(`UPDATE processed_events SET status = 'FAILED', claimed_at = NULL, last_error = 'gave up: payment ' || $2 || ' never arrived' WHERE provider_reference = $1`, [refund, payment]);
-    await c.query(`UPDATE raw_events SET status = 'FAILED', last_error = 'gave up waiting for the payment' WHERE id = (SELECT raw_event_id FROM processed_events WHERE provider_reference = $1)`, [refund]);
+    await c.query(
+      `UPDATE processed_events SET status = 'FAILED', claimed_at = NULL, last_error = 'gave up: payment ' || $2 || ' never arrived' WHERE provider_reference = $1`,
+      [refund, payment],
+    );
+    await c.query(
+      `UPDATE raw_events SET status = 'FAILED', last_error = 'gave up waiting for the payment' WHERE id = (SELECT raw_event_id FROM processed_events WHERE provider_reference = $1)`,
+      [refund],
+    );
   });
   // The payment arrives later and is posted.
-  await send({ id: unique("evt_"), object: "event", type: "payment_intent.succeeded", created: now, data: { object: { id: payment, object: "payment_intent", amount: 2000, amount_received: 2000, currency: "usd", customer: null, metadata: { account: "acct_e2e_stuck" }, created: now } } });
-  await expect.poll(() => count(`SELECT count(*) AS n FROM postings WHERE provider_reference = $1`, [payment]), { timeout: 30_000 }).toBe(1);
+  await send({
+    id: unique("evt_"),
+    object: "event",
+    type: "payment_intent.succeeded",
+    created: now,
+    data: {
+      object: {
+        id: payment,
+        object: "payment_intent",
+        amount: 2000,
+        amount_received: 2000,
+        currency: "usd",
+        customer: null,
+        metadata: { account: "acct_e2e_stuck" },
+        created: now,
+      },
+    },
+  });
+  await expect
+    .poll(() => count(`SELECT count(*) AS n FROM postings WHERE provider_reference = $1`, [payment]), {
+      timeout: 30_000,
+    })
+    .toBe(1);
 
   await signInPage(page, demoUser("ops"));
   await page.getByRole("link", { name: "Stuck claims" }).click();
@@ -83,11 +152,25 @@ test("ops reprocesses a claim that gave up from the stuck-claims page; the worke
   await expect(page.getByRole("status").filter({ hasText: "claim(s) released" })).toBeVisible();
 
   // The normal worker path completes it: exactly one refund posting, and it stays one.
-  await expect.poll(() => count(`SELECT count(*) AS n FROM postings WHERE provider_reference = $1`, [refund]), { timeout: 30_000 }).toBe(1);
+  await expect
+    .poll(() => count(`SELECT count(*) AS n FROM postings WHERE provider_reference = $1`, [refund]), {
+      timeout: 30_000,
+    })
+    .toBe(1);
   await expect(page.getByRole("row", { name: new RegExp(refund) })).toHaveCount(0, { timeout: 15_000 });
-  const rawId = await withDb(async (c) => String((await c.query<{ id: string }>(`SELECT raw_event_id AS id FROM processed_events WHERE provider_reference = $1`, [refund])).rows[0]!.id));
+  const rawId = await withDb(async (c) =>
+    String(
+      (
+        await c.query<{ id: string }>(`SELECT raw_event_id AS id FROM processed_events WHERE provider_reference = $1`, [
+          refund,
+        ])
+      ).rows[0]!.id,
+    ),
+  );
   const ops = await signInApi(demoUser("ops"));
-  const again = await ops.call("POST", `/api/v1/tenants/${demo().tenant}/events/${rawId}/reprocess`, { reason: "once more" });
+  const again = await ops.call("POST", `/api/v1/tenants/${demo().tenant}/events/${rawId}/reprocess`, {
+    reason: "once more",
+  });
   expect(again.status).toBe(409);
   expect(await count(`SELECT count(*) AS n FROM postings WHERE provider_reference = $1`, [refund])).toBe(1);
   await page.goto(`/t/${demo().tenant}/events/${rawId}`);
@@ -95,7 +178,13 @@ test("ops reprocesses a claim that gave up from the stuck-claims page; the worke
 
   // Accountants read the books but do not reprocess: 403.
   const accountant = await signInApi(demoUser("accountant"));
-  expect((await accountant.call("POST", `/api/v1/tenants/${demo().tenant}/events/${rawId}/reprocess`, { reason: "not mine" })).status).toBe(403);
+  expect(
+    (
+      await accountant.call("POST", `/api/v1/tenants/${demo().tenant}/events/${rawId}/reprocess`, {
+        reason: "not mine",
+      })
+    ).status,
+  ).toBe(403);
   await page.goto(`/t/${demo().tenant}/audit?action=event.reprocess`);
   await expect(page.getByRole("row", { name: /event\.reprocess/ }).first()).toContainText("payment has arrived now");
 });

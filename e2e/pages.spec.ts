@@ -31,7 +31,11 @@ test("the audit log shows who did what, filterable, including sign-ins for admin
 
 test("the stuck-claims, reconciliation and cases pages render for an admin", async ({ page }) => {
   await signInPage(page, demoUser("admin"));
-  for (const [path, name] of [["claims", "Stuck claims"], ["reconciliation", "Reconciliation"], ["cases", "Cases"]]) {
+  for (const [path, name] of [
+    ["claims", "Stuck claims"],
+    ["reconciliation", "Reconciliation"],
+    ["cases", "Cases"],
+  ]) {
     await page.goto(`/t/${demo().tenant}/${path}`);
     await expect(page.getByRole("heading", { name, level: 1 })).toBeVisible();
   }

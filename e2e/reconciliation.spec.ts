@@ -20,7 +20,13 @@ test("ops starts a run against the API, uploads reports, and drills into a run's
 
   const upload = page.getByRole("form", { name: "Upload a settlement report" });
   await upload.getByLabel("Provider").selectOption("standard");
-  await upload.getByLabel("Report file").setInputFiles({ name: "broken.csv", mimeType: "text/csv", buffer: Buffer.from("reference,kind,amount,currency,occurred_at\npay_1,payment,10.00,EUR,2026-12-01T10:00:00Z\npay_2,payment,12.5x,EUR,2026-12-01T11:00:00Z\n") });
+  await upload.getByLabel("Report file").setInputFiles({
+    name: "broken.csv",
+    mimeType: "text/csv",
+    buffer: Buffer.from(
+      "reference,kind,amount,currency,occurred_at\npay_1,payment,10.00,EUR,2026-12-01T10:00:00Z\npay_2,payment,12.5x,EUR,2026-12-01T11:00:00Z\n",
+    ),
+  });
   await upload.getByRole("button", { name: "Upload and reconcile" }).click();
   await expect(page.getByTestId("upload-error")).toContainText('row 3, column "amount"');
   await expect(page.getByTestId("upload-error")).toContainText("nothing imported");
@@ -30,17 +36,37 @@ test("ops starts a run against the API, uploads reports, and drills into a run's
   const name = `${unique("standard-")}.csv`;
   const at = new Date(Date.now() - 3600_000).toISOString();
   const lines = Array.from({ length: 20_000 }, (_, i) => `settled_${i}_${unique("x")},other,1.00,EUR,${at}`);
-  await upload.getByLabel("Report file").setInputFiles({ name, mimeType: "text/csv", buffer: Buffer.from(["reference,kind,amount,currency,occurred_at", ...lines, `${unique("pay_missing_")},payment,5.00,EUR,${at}`].join("\n") + "\n") });
+  await upload.getByLabel("Report file").setInputFiles({
+    name,
+    mimeType: "text/csv",
+    buffer: Buffer.from(
+      `${[
+        "reference,kind,amount,currency,occurred_at",
+        ...lines,
+        `${unique("pay_missing_")},payment,5.00,EUR,${at}`,
+      ].join("\n")}\n`,
+    ),
+  });
   // A slow uplink (200 KiB/s), so the progress is there to be seen.
   const cdp = await page.context().newCDPSession(page);
   await cdp.send("Network.enable");
-  await cdp.send("Network.emulateNetworkConditions", { offline: false, latency: 20, downloadThroughput: -1, uploadThroughput: 200 * 1024 });
+  await cdp.send("Network.emulateNetworkConditions", {
+    offline: false,
+    latency: 20,
+    downloadThroughput: -1,
+    uploadThroughput: 200 * 1024,
+  });
   await upload.getByRole("button", { name: "Upload and reconcile" }).click();
   const progress = upload.getByRole("progressbar", { name: "Upload progress" });
   await expect(progress).toBeVisible();
   await expect(upload.getByText(/Uploading: [\d.]+ MiB of [\d.]+ MiB/)).toBeVisible();
   await shot(page, "reconciliation-upload-progress");
-  await cdp.send("Network.emulateNetworkConditions", { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+  await cdp.send("Network.emulateNetworkConditions", {
+    offline: false,
+    latency: 0,
+    downloadThroughput: -1,
+    uploadThroughput: -1,
+  });
   const done = upload.getByRole("status").filter({ hasText: /Run #\d+/ });
   await expect(done).toContainText("1 theirs-not-ours", { timeout: 30_000 });
   await expect(page.getByTestId("runs-table")).toContainText(name);

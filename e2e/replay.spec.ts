@@ -85,7 +85,7 @@ test("a day replayed three times into empty ledgers, with only the replay's work
   console.log(
     r.out
       .split("\n")
-      .filter((l) => /^(run|VERDICT|  -|  ✗)/.test(l))
+      .filter((l) => /^(run|VERDICT| {2}-| {2}✗)/.test(l))
       .join("\n"),
   );
   expect(r.out).toContain("VERDICT: identical");

@@ -9,12 +9,16 @@ async function recordViolations(page: Page): Promise<() => Promise<string[]>> {
   await page.addInitScript(() => {
     const w = window as unknown as { __violations: string[] };
     w.__violations = [];
-    document.addEventListener("securitypolicyviolation", (e) => w.__violations.push(`${e.violatedDirective} ${e.blockedURI}`));
+    document.addEventListener("securitypolicyviolation", (e) =>
+      w.__violations.push(`${e.violatedDirective} ${e.blockedURI}`),
+    );
   });
   return () => page.evaluate(() => (window as unknown as { __violations: string[] }).__violations);
 }
 
-test("pages carry a nonce CSP, frame-ancestors 'none', nosniff and a referrer policy; HSTS only where cookies are Secure", async ({ request }) => {
+test("pages carry a nonce CSP, frame-ancestors 'none', nosniff and a referrer policy; HSTS only where cookies are Secure", async ({
+  request,
+}) => {
   const first = await request.get("/login");
   const second = await request.get("/login");
   const csp = first.headers()["content-security-policy"]!;
@@ -27,7 +31,11 @@ test("pages carry a nonce CSP, frame-ancestors 'none', nosniff and a referrer po
   const nonceOf = (policy: string) => /'nonce-([^']+)'/.exec(policy)![1]!;
   expect(nonceOf(second.headers()["content-security-policy"]!)).not.toBe(nonceOf(csp));
   expect(await first.text()).toContain(`nonce="${nonceOf(csp)}"`);
-  expect(first.headers()).toMatchObject({ "x-content-type-options": "nosniff", "x-frame-options": "DENY", "referrer-policy": "same-origin" });
+  expect(first.headers()).toMatchObject({
+    "x-content-type-options": "nosniff",
+    "x-frame-options": "DENY",
+    "referrer-policy": "same-origin",
+  });
   // Plain http on localhost: the cookie is not Secure, so no HSTS (it would be ignored, or lock a developer out).
   expect(first.headers()["strict-transport-security"]).toBeUndefined();
   const viaHttps = await request.get("/login", { headers: { "x-forwarded-proto": "https" } });
@@ -42,7 +50,10 @@ test("a page framed by another origin is refused", async ({ page }) => {
   // private-network rules whatever Tally says, and would prove nothing.
   const evil = `http://127.0.0.1:${new URL(baseURL()).port}/evil-frame`;
   await page.route(evil, (route) =>
-    route.fulfill({ contentType: "text/html", body: `<h1>evil</h1><iframe id="victim" src="${baseURL()}/login" width="800" height="600"></iframe>` }),
+    route.fulfill({
+      contentType: "text/html",
+      body: `<h1>evil</h1><iframe id="victim" src="${baseURL()}/login" width="800" height="600"></iframe>`,
+    }),
   );
   await page.goto(evil);
   // Chromium replaces a document it refuses to frame with its error page. (Seen: this
@@ -53,7 +64,10 @@ test("a page framed by another origin is refused", async ({ page }) => {
   await expect(page.frameLocator("#victim").getByRole("heading", { name: "Sign in to Tally" })).toHaveCount(0);
 });
 
-test("an injected inline script does not run, not even with an earlier page's nonce; the page's own scripts do", async ({ page, request }) => {
+test("an injected inline script does not run, not even with an earlier page's nonce; the page's own scripts do", async ({
+  page,
+  request,
+}) => {
   const earlier = /'nonce-([^']+)'/.exec((await request.get("/login")).headers()["content-security-policy"]!)![1]!;
   const violations = await recordViolations(page);
   // A stored-XSS stand-in: the real page, with script an attacker got into its HTML.
@@ -68,7 +82,9 @@ test("an injected inline script does not run, not even with an earlier page's no
   await page.goto("/login");
   // Hydrated: the button is enabled only once React's (nonce-carrying) scripts ran.
   await expect(page.getByRole("button", { name: "Sign in" })).toBeEnabled();
-  expect(await page.evaluate(() => [(window as any).__injected, (window as any).__replayed, (window as any).__handler])).toEqual([undefined, undefined, undefined]);
+  expect(
+    await page.evaluate(() => [(window as any).__injected, (window as any).__replayed, (window as any).__handler]),
+  ).toEqual([undefined, undefined, undefined]);
   expect((await violations()).filter((v) => v.startsWith("script-src")).length).toBeGreaterThanOrEqual(2);
 });
 
@@ -93,11 +109,18 @@ for (const next of ["/%5Cevil.test/phish", "/%09/evil.test", "%2F%2Fevil.test"])
 
 test("rotating X-Forwarded-For does not escape the back-off, which a known device still passes", async () => {
   const admin = await signInApi(demoUser("admin"));
-  const created = await admin.call("POST", "/api/v1/users", { email: `${unique("backoff")}@demo.tally`, role: "ops", tenants: [demo().tenant] });
+  const created = await admin.call("POST", "/api/v1/users", {
+    email: `${unique("backoff")}@demo.tally`,
+    role: "ops",
+    tenants: [demo().tenant],
+  });
   expect(created.status).toBe(201);
   const user = created.json as { user: { email: string }; password: string };
-  const login = (api: Awaited<ReturnType<typeof playwrightRequest.newContext>>, password: string, headers: Record<string, string> = {}) =>
-    api.post("/api/auth/login", { data: { email: user.user.email, password }, headers });
+  const login = (
+    api: Awaited<ReturnType<typeof playwrightRequest.newContext>>,
+    password: string,
+    headers: Record<string, string> = {},
+  ) => api.post("/api/auth/login", { data: { email: user.user.email, password }, headers });
 
   // The user's own browser signs in once: it is now a known device.
   const own = await playwrightRequest.newContext({ baseURL: baseURL(), extraHTTPHeaders: { origin: baseURL() } });
@@ -105,7 +128,8 @@ test("rotating X-Forwarded-For does not escape the back-off, which a known devic
 
   // A guesser at the same address, claiming a new address on every attempt.
   const guesser = await playwrightRequest.newContext({ baseURL: baseURL(), extraHTTPHeaders: { origin: baseURL() } });
-  for (let i = 0; i < 5; i++) expect((await login(guesser, `guess-${i}-wrong`, { "x-forwarded-for": `203.0.113.${i + 1}` })).status()).toBe(401);
+  for (let i = 0; i < 5; i++)
+    expect((await login(guesser, `guess-${i}-wrong`, { "x-forwarded-for": `203.0.113.${i + 1}` })).status()).toBe(401);
   const refused = await login(guesser, "guess-6-wrong", { "x-forwarded-for": "198.51.100.77" });
   expect(refused.status()).toBe(429);
   expect(Number(refused.headers()["retry-after"])).toBeGreaterThan(0);

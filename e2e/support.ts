@@ -5,7 +5,11 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { expect, request as playwrightRequest, type APIRequestContext, type Page } from "@playwright/test";
 
-export type DemoCredentials = { tenant: string; secrets: { stripe: string; standard: string }; users: { email: string; role: string; password: string }[] };
+export type DemoCredentials = {
+  tenant: string;
+  secrets: { stripe: string; standard: string };
+  users: { email: string; role: string; password: string }[];
+};
 
 export const dataDir = () => process.env.TALLY_E2E_DIR!;
 export const baseURL = () => `http://localhost:${process.env.TALLY_E2E_PORT}`;
@@ -29,7 +33,11 @@ export async function signInPage(page: Page, user: { email: string; password: st
   await expect(page.getByTestId("signed-in-user")).toBeVisible();
 }
 
-export type ApiSession = { api: APIRequestContext; csrf: string; call: (method: string, url: string, body?: unknown) => Promise<{ status: number; json: unknown }> };
+export type ApiSession = {
+  api: APIRequestContext;
+  csrf: string;
+  call: (method: string, url: string, body?: unknown) => Promise<{ status: number; json: unknown }>;
+};
 
 /** A signed-in API client: cookie kept by the context, CSRF token and Origin sent on every call. */
 export async function signInApi(user: { email: string; password: string }): Promise<ApiSession> {
@@ -38,7 +46,11 @@ export async function signInApi(user: { email: string; password: string }): Prom
   expect(login.status(), await login.text()).toBe(200);
   const session = (await (await api.get("/api/auth/session")).json()) as { csrfToken: string };
   const call = async (method: string, url: string, body?: unknown) => {
-    const res = await api.fetch(url, { method, headers: { "x-csrf-token": session.csrfToken }, ...(body !== undefined && { data: body }) });
+    const res = await api.fetch(url, {
+      method,
+      headers: { "x-csrf-token": session.csrfToken },
+      ...(body !== undefined && { data: body }),
+    });
     return { status: res.status(), json: await res.json().catch(() => null) };
   };
   return { api, csrf: session.csrfToken, call };
@@ -47,7 +59,9 @@ export async function signInApi(user: { email: string; password: string }): Prom
 /** Signs a body the way Stripe does (t=…,v1=HMAC-SHA256 of "t.body"). */
 export function stripeSignature(body: Buffer, secret: string): string {
   const t = Math.floor(Date.now() / 1000);
-  const mac = createHmac("sha256", secret).update(Buffer.concat([Buffer.from(`${t}.`), body])).digest("hex");
+  const mac = createHmac("sha256", secret)
+    .update(Buffer.concat([Buffer.from(`${t}.`), body]))
+    .digest("hex");
   return `t=${t},v1=${mac}`;
 }
 
@@ -55,13 +69,17 @@ export function stripeSignature(body: Buffer, secret: string): string {
 export function standardHeaders(body: Buffer, secret: string, id: string): Record<string, string> {
   const ts = String(Math.floor(Date.now() / 1000));
   const key = Buffer.from(secret.replace(/^whsec_/, ""), "base64");
-  const mac = createHmac("sha256", key).update(Buffer.concat([Buffer.from(`${id}.${ts}.`), body])).digest("base64");
+  const mac = createHmac("sha256", key)
+    .update(Buffer.concat([Buffer.from(`${id}.${ts}.`), body]))
+    .digest("base64");
   return { "webhook-id": id, "webhook-timestamp": ts, "webhook-signature": `v1,${mac}` };
 }
 
-export const unique = (prefix: string) => `${prefix}${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+export const unique = (prefix: string) =>
+  `${prefix}${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 
 /** The page's own error and status messages (Next.js adds an empty route announcer with role=alert too). */
 export const alertOf = (page: Page) => page.locator("p[role=alert]");
 
-export const shot = (page: Page, name: string) => page.screenshot({ path: path.join("e2e", ".artifacts", `${name}.png`), fullPage: true });
+export const shot = (page: Page, name: string) =>
+  page.screenshot({ path: path.join("e2e", ".artifacts", `${name}.png`), fullPage: true });

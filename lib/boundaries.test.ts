@@ -23,7 +23,7 @@ function sources(dir: string): string[] {
 }
 
 /** Module specifiers of static imports, re-exports and dynamic imports. */
-export function specifiers(text: string): string[] {
+function specifiers(text: string): string[] {
   const found: string[] = [];
   for (const m of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)["']([^"']+)["']/g)) found.push(m[1]!);
   return found;
@@ -44,7 +44,10 @@ describe("the product's boundary", () => {
   });
 
   it("nothing the web app or the worker loads imports dev/", () => {
-    const files = [...PRODUCT_DIRS.flatMap((d) => sources(path.join(ROOT, d))), ...PRODUCT_FILES.map((f) => path.join(ROOT, f))];
+    const files = [
+      ...PRODUCT_DIRS.flatMap((d) => sources(path.join(ROOT, d))),
+      ...PRODUCT_FILES.map((f) => path.join(ROOT, f)),
+    ];
     expect(files.length).toBeGreaterThan(100);
     const offences = files.flatMap((file) =>
       specifiers(readFileSync(file, "utf8"))

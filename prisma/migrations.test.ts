@@ -33,13 +33,19 @@ async function catalog(url: string) {
   return withClient(url, async (c) => {
     const q = async (sql: string) => (await c.query(sql)).rows.map((r) => JSON.stringify(r)).sort();
     return {
-      columns: await q(`SELECT table_name, column_name, data_type, udt_name, character_maximum_length, numeric_precision, datetime_precision, is_nullable, column_default
+      columns:
+        await q(`SELECT table_name, column_name, data_type, udt_name, character_maximum_length, numeric_precision, datetime_precision, is_nullable, column_default
                         FROM information_schema.columns WHERE table_schema = 'public' AND table_name <> '_prisma_migrations'`),
       // Partial indexes (… WHERE …) are migration-only: Prisma's schema cannot express them.
-      indexes: await q(`SELECT tablename, indexname, indexdef FROM pg_indexes WHERE schemaname = 'public' AND tablename <> '_prisma_migrations' AND indexdef NOT LIKE '% WHERE %'`),
-      constraints: await q(`SELECT conrelid::regclass::text AS table, conname, pg_get_constraintdef(oid) AS def FROM pg_constraint
+      indexes: await q(
+        `SELECT tablename, indexname, indexdef FROM pg_indexes WHERE schemaname = 'public' AND tablename <> '_prisma_migrations' AND indexdef NOT LIKE '% WHERE %'`,
+      ),
+      constraints:
+        await q(`SELECT conrelid::regclass::text AS table, conname, pg_get_constraintdef(oid) AS def FROM pg_constraint
                             WHERE connamespace = 'public'::regnamespace AND contype IN ('p','f','u') AND conrelid::regclass::text <> '_prisma_migrations'`),
-      enums: await q(`SELECT t.typname, array_agg(e.enumlabel ORDER BY e.enumsortorder) AS labels FROM pg_type t JOIN pg_enum e ON e.enumtypid = t.oid GROUP BY t.typname`),
+      enums: await q(
+        `SELECT t.typname, array_agg(e.enumlabel ORDER BY e.enumsortorder) AS labels FROM pg_type t JOIN pg_enum e ON e.enumtypid = t.oid GROUP BY t.typname`,
+      ),
     };
   });
 }
@@ -50,7 +56,10 @@ describe("schema.prisma and prisma/migrations", () => {
     const fromMigrations = await freshDatabase(`schema_m_${suffix}`);
     const fromSchema = await freshDatabase(`schema_s_${suffix}`);
     await migrate(fromMigrations);
-    const ddl = execFileSync(process.execPath, [path.join("prisma", "schema-diff", "ddl.mjs")], { env: { ...process.env, DATABASE_URL: fromSchema }, encoding: "utf8" });
+    const ddl = execFileSync(process.execPath, [path.join("prisma", "schema-diff", "ddl.mjs")], {
+      env: { ...process.env, DATABASE_URL: fromSchema },
+      encoding: "utf8",
+    });
     expect(ddl).toContain('CREATE TABLE "raw_events"');
     await withClient(fromSchema, (c) => c.query(ddl));
     const [a, b] = [await catalog(fromMigrations), await catalog(fromSchema)];
@@ -65,14 +74,31 @@ describe("schema.prisma and prisma/migrations", () => {
     const all = readMigrations();
     expect(first.applied).toEqual(all.map((m) => m.name));
     expect(second.applied).toEqual([]);
-    const rows = await withClient(url, async (c) => (await c.query(`SELECT migration_name, checksum, finished_at, applied_steps_count FROM _prisma_migrations ORDER BY migration_name`)).rows);
-    expect(rows).toEqual(all.map((m) => ({ migration_name: m.name, checksum: m.checksum, finished_at: expect.any(Date), applied_steps_count: 1 })));
+    const rows = await withClient(
+      url,
+      async (c) =>
+        (
+          await c.query(
+            `SELECT migration_name, checksum, finished_at, applied_steps_count FROM _prisma_migrations ORDER BY migration_name`,
+          )
+        ).rows,
+    );
+    expect(rows).toEqual(
+      all.map((m) => ({
+        migration_name: m.name,
+        checksum: m.checksum,
+        finished_at: expect.any(Date),
+        applied_steps_count: 1,
+      })),
+    );
   });
 
   it("refuses to run over a migration edited after it was applied", async () => {
     const url = await freshDatabase(`schema_e_${process.pid}`);
     await migrate(url);
-    await withClient(url, (c) => c.query(`UPDATE _prisma_migrations SET checksum = 'x' WHERE migration_name = $1`, [readMigrations()[0]!.name]));
+    await withClient(url, (c) =>
+      c.query(`UPDATE _prisma_migrations SET checksum = 'x' WHERE migration_name = $1`, [readMigrations()[0]!.name]),
+    );
     await expect(migrate(url)).rejects.toThrow(/was edited after it was applied/);
   });
 });

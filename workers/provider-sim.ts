@@ -33,10 +33,18 @@ async function main() {
   try {
     args = parseArgs({
       options: {
-        target: { type: "string" }, tenant: { type: "string" }, providers: { type: "string", default: "stripe" },
+        target: { type: "string" },
+        tenant: { type: "string" },
+        providers: { type: "string", default: "stripe" },
         ...Object.fromEntries(Object.values(SECRET_FLAGS).map((flag) => [flag, { type: "string" as const }])),
-        events: { type: "string", default: "200" }, seed: { type: "string", default: "1" }, drop: { type: "string", default: "0.05" }, dup: { type: "string", default: "0.2" },
-        port: { type: "string", default: "4010" }, "api-key": { type: "string", default: "sk_test_simulator" }, "flutterwave-key": { type: "string", default: "FLWSECK_TEST-simulator-X" }, "days-ago": { type: "string", default: "0" },
+        events: { type: "string", default: "200" },
+        seed: { type: "string", default: "1" },
+        drop: { type: "string", default: "0.05" },
+        dup: { type: "string", default: "0.2" },
+        port: { type: "string", default: "4010" },
+        "api-key": { type: "string", default: "sk_test_simulator" },
+        "flutterwave-key": { type: "string", default: "FLWSECK_TEST-simulator-X" },
+        "days-ago": { type: "string", default: "0" },
       },
     }).values as Record<string, string | undefined>;
   } catch (e) {
@@ -57,18 +65,52 @@ async function main() {
     secrets[provider] = value;
   }
   const now = Date.now() - Number(args["days-ago"]) * 86_400_000;
-  const dayStart = Math.floor(Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), new Date(now).getUTCDate()) / 1000);
-  const day = generateDay({ seed: Number(args.seed), events: Number(args.events), tenants: [args.tenant], providers, dayStart, dropRate: Number(args.drop), retryRate: Number(args.dup) });
-  const sim = await startSimulator({ day, tenant: args.tenant, apiKey: args["api-key"], paystackKey: secrets.paystack, flutterwaveKey: args["flutterwave-key"], port: Number(args.port) });
+  const dayStart = Math.floor(
+    Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), new Date(now).getUTCDate()) / 1000,
+  );
+  const day = generateDay({
+    seed: Number(args.seed),
+    events: Number(args.events),
+    tenants: [args.tenant],
+    providers,
+    dayStart,
+    dropRate: Number(args.drop),
+    retryRate: Number(args.dup),
+  });
+  const sim = await startSimulator({
+    day,
+    tenant: args.tenant,
+    apiKey: args["api-key"],
+    paystackKey: secrets.paystack,
+    flutterwaveKey: args["flutterwave-key"],
+    port: Number(args.port),
+  });
   const date = new Date(dayStart * 1000).toISOString().slice(0, 10);
   console.log(`Simulator at ${sim.url} playing ${names.join(", ")}; ${day.movements.length} movements on ${date}`);
-  if (names.includes("paypal")) console.log(`PayPal deliveries are signed with the simulator's certificate at ${sim.paypalCertUrl}: start Tally with TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES=${sim.url}/ (and TALLY_ALLOW_INSECURE_SIMULATORS=1 under npm start), or they are refused`);
-  if (names.includes("paypal")) console.log(`PayPal captures and refunds are confirmed here first: npm run tally -- endpoint set --tenant ${args.tenant} --provider paypal --setting apiBaseUrl=${sim.url} --setting clientId=${sim.paypalClientId} --setting clientSecret=${sim.paypalClientSecret}`);
-  if (names.includes("flutterwave")) console.log(`Flutterwave payments are confirmed here first: npm run tally -- endpoint set --tenant ${args.tenant} --provider flutterwave --setting apiBaseUrl=${sim.url} --setting secretKey=${sim.flutterwaveKey}`);
+  if (names.includes("paypal"))
+    console.log(
+      `PayPal deliveries are signed with the simulator's certificate at ${sim.paypalCertUrl}: start Tally with TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES=${sim.url}/ (and TALLY_ALLOW_INSECURE_SIMULATORS=1 under npm start), or they are refused`,
+    );
+  if (names.includes("paypal"))
+    console.log(
+      `PayPal captures and refunds are confirmed here first: npm run tally -- endpoint set --tenant ${args.tenant} --provider paypal --setting apiBaseUrl=${sim.url} --setting clientId=${sim.paypalClientId} --setting clientSecret=${sim.paypalClientSecret}`,
+    );
+  if (names.includes("flutterwave"))
+    console.log(
+      `Flutterwave payments are confirmed here first: npm run tally -- endpoint set --tenant ${args.tenant} --provider flutterwave --setting apiBaseUrl=${sim.url} --setting secretKey=${sim.flutterwaveKey}`,
+    );
   const report = await sim.deliver(args.target, secrets);
-  console.log(JSON.stringify({ ...report, dropped: report.dropped.length, droppedReferences: report.dropped }, null, 2));
-  if (names.includes("stripe")) console.log(`Point the tenant's stripe endpoint at it (settings apiBaseUrl=${sim.url}, apiKey=${sim.apiKey}) and run: npm run tally -- recon run --tenant ${args.tenant} --provider stripe --date ${date}`);
-  if (names.includes("paystack")) console.log(`Point the tenant's paystack endpoint at it (settings apiBaseUrl=${sim.url}, apiKey=<the paystack secret key>) and run: npm run tally -- recon run --tenant ${args.tenant} --provider paystack --date ${date}`);
+  console.log(
+    JSON.stringify({ ...report, dropped: report.dropped.length, droppedReferences: report.dropped }, null, 2),
+  );
+  if (names.includes("stripe"))
+    console.log(
+      `Point the tenant's stripe endpoint at it (settings apiBaseUrl=${sim.url}, apiKey=${sim.apiKey}) and run: npm run tally -- recon run --tenant ${args.tenant} --provider stripe --date ${date}`,
+    );
+  if (names.includes("paystack"))
+    console.log(
+      `Point the tenant's paystack endpoint at it (settings apiBaseUrl=${sim.url}, apiKey=<the paystack secret key>) and run: npm run tally -- recon run --tenant ${args.tenant} --provider paystack --date ${date}`,
+    );
   const stop = () => sim.close().then(() => process.exit(0));
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);

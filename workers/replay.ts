@@ -14,7 +14,8 @@ import { replay } from "@/dev/replay";
 import { DEFAULT_PROVIDER_WEIGHTS, generateDay, providersFromText } from "@/dev/simulator/day";
 import { writeDayFile } from "@/dev/simulator/day-file";
 
-const USAGE = "npm run replay -- --file day.ndjson [--target http://localhost:3000] [--runs 3] [--kill-every 1000-3000 | none] [--workers 2] [--concurrency 32] [--seed 1] [--prefix replay-x] [--generate N [--providers stripe,adyen,…]] [--fault-disable-claim] [--report out.json]";
+const USAGE =
+  "npm run replay -- --file day.ndjson [--target http://localhost:3000] [--runs 3] [--kill-every 1000-3000 | none] [--workers 2] [--concurrency 32] [--seed 1] [--prefix replay-x] [--generate N [--providers stripe,adyen,…]] [--fault-disable-claim] [--report out.json]";
 
 function fail(message: string): never {
   console.error(`${message}\nUsage: ${USAGE}`);
@@ -26,9 +27,19 @@ async function main() {
   try {
     a = parseArgs({
       options: {
-        file: { type: "string" }, target: { type: "string" }, runs: { type: "string", default: "3" }, "kill-every": { type: "string", default: "1000-3000" },
-        workers: { type: "string", default: "2" }, concurrency: { type: "string", default: "32" }, seed: { type: "string", default: "1" }, prefix: { type: "string" },
-        generate: { type: "string" }, providers: { type: "string" }, "fault-disable-claim": { type: "boolean" }, "drain-timeout": { type: "string", default: "900000" }, report: { type: "string" },
+        file: { type: "string" },
+        target: { type: "string" },
+        runs: { type: "string", default: "3" },
+        "kill-every": { type: "string", default: "1000-3000" },
+        workers: { type: "string", default: "2" },
+        concurrency: { type: "string", default: "32" },
+        seed: { type: "string", default: "1" },
+        prefix: { type: "string" },
+        generate: { type: "string" },
+        providers: { type: "string" },
+        "fault-disable-claim": { type: "boolean" },
+        "drain-timeout": { type: "string", default: "900000" },
+        report: { type: "string" },
       },
     }).values;
   } catch (e) {
@@ -47,14 +58,24 @@ async function main() {
     file ??= path.join(mkdtempSync(path.join(os.tmpdir(), "tally-day-")), `day-${events}.ndjson`);
     if (!existsSync(file)) {
       console.log(`generating ${events} deliveries into ${file}…`);
-      await writeDayFile(file, generateDay({ seed: Number(a.seed), events, tenants: ["alpha", "beta", "gamma"], dayStart: Date.UTC(2026, 11, 1) / 1000, providers }));
+      await writeDayFile(
+        file,
+        generateDay({
+          seed: Number(a.seed),
+          events,
+          tenants: ["alpha", "beta", "gamma"],
+          dayStart: Date.UTC(2026, 11, 1) / 1000,
+          providers,
+        }),
+      );
     }
   }
   if (!file) fail("Give --file <day.ndjson> (npm run tally -- day generate …) or --generate <N>");
   let killEvery: [number, number] | null = null;
   if (a["kill-every"] !== "none") {
     const m = /^(\d+)-(\d+)$/.exec(a["kill-every"]!);
-    if (!m || Number(m[1]) > Number(m[2]) || Number(m[1]) < 100) fail(`--kill-every must be a range in ms like 1000-3000 (at least 100), or none; got "${a["kill-every"]}"`);
+    if (!m || Number(m[1]) > Number(m[2]) || Number(m[1]) < 100)
+      fail(`--kill-every must be a range in ms like 1000-3000 (at least 100), or none; got "${a["kill-every"]}"`);
     killEvery = [Number(m[1]), Number(m[2])];
   }
   const target = (a.target ?? `http://localhost:${config().PORT}`).replace(/\/$/, "");
@@ -78,8 +99,12 @@ async function main() {
     drainTimeoutMs: Number(a["drain-timeout"]),
     log: (line) => console.log(line),
   });
-  if (a.report) writeFileSync(a.report, JSON.stringify(result, null, 2) + "\n");
-  console.log(result.ok ? `VERDICT: identical — ${result.runs.length} runs, every ledger equal to the first and to the day's truth.` : `VERDICT: DIFFERENT\n${result.differences.map((d) => `  - ${d}`).join("\n")}`);
+  if (a.report) writeFileSync(a.report, `${JSON.stringify(result, null, 2)}\n`);
+  console.log(
+    result.ok
+      ? `VERDICT: identical — ${result.runs.length} runs, every ledger equal to the first and to the day's truth.`
+      : `VERDICT: DIFFERENT\n${result.differences.map((d) => `  - ${d}`).join("\n")}`,
+  );
   await closeDb();
   process.exit(result.ok ? 0 : 1);
 }

@@ -30,14 +30,27 @@ function newestSource(dir: string): number {
 function buildIfStale(): void {
   const buildId = path.join(root, ".next", "BUILD_ID");
   const built = existsSync(buildId) ? statSync(buildId).mtimeMs : 0;
-  const sources = Math.max(...["app", "components", "lib"].map((d) => newestSource(path.join(root, d))), ...["next.config.ts", "proxy.ts"].map((f) => statSync(path.join(root, f)).mtimeMs));
+  const sources = Math.max(
+    ...["app", "components", "lib"].map((d) => newestSource(path.join(root, d))),
+    ...["next.config.ts", "proxy.ts"].map((f) => statSync(path.join(root, f)).mtimeMs),
+  );
   if (built > sources) return;
   console.log("[start] building the web app (next build)…");
-  const r = spawnSync(bin("next"), ["build"], { stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
+  const r = spawnSync(bin("next"), ["build"], {
+    stdio: "inherit",
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+  });
   if (r.status !== 0) throw new Error("next build failed");
 }
 
-type Child = { name: string; command: string; args: string[]; env?: NodeJS.ProcessEnv; process?: ChildProcess; restarts: number };
+type Child = {
+  name: string;
+  command: string;
+  args: string[];
+  env?: NodeJS.ProcessEnv;
+  process?: ChildProcess;
+  restarts: number;
+};
 let stopping = false;
 
 function launch(child: Child, env: NodeJS.ProcessEnv): void {
@@ -64,7 +77,11 @@ function launch(child: Child, env: NodeJS.ProcessEnv): void {
 
 async function main() {
   const c = config();
-  const db = await prepareDatabase({ log: (l) => { if (/error|FATAL/i.test(l)) console.log(`[postgres] ${l}`); } });
+  const db = await prepareDatabase({
+    log: (l) => {
+      if (/error|FATAL/i.test(l)) console.log(`[postgres] ${l}`);
+    },
+  });
   if (db.applied.length) console.log(`[start] applied migrations: ${db.applied.join(", ")}`);
   const dataDir = c.DATABASE_URL ? path.join(root, ".tally") : path.dirname(defaultDataDir(c.TALLY_DATA_DIR));
   const demo = await seedDemo(path.join(dataDir, "demo-credentials.json"));
@@ -73,14 +90,36 @@ async function main() {
 
   const env = { ...process.env, DATABASE_URL: db.url, NEXT_TELEMETRY_DISABLED: "1", PORT: String(port) };
   // workers/web.ts is `next start` plus the connection's peer address (see there); production, as next start is.
-  const children: Child[] = [{ name: "web", command: process.execPath, args: ["--import", "tsx", "workers/web.ts"], env: { NODE_ENV: "production" }, restarts: 0 }];
+  const children: Child[] = [
+    {
+      name: "web",
+      command: process.execPath,
+      args: ["--import", "tsx", "workers/web.ts"],
+      env: { NODE_ENV: "production" },
+      restarts: 0,
+    },
+  ];
   // node --import tsx keeps the worker one process, so signals reach it directly.
-  children.push({ name: "worker", command: process.execPath, args: ["--import", "tsx", "workers/worker.ts"], restarts: 0 });
+  children.push({
+    name: "worker",
+    command: process.execPath,
+    args: ["--import", "tsx", "workers/worker.ts"],
+    restarts: 0,
+  });
   for (const child of children) launch(child, env);
 
   const base = `http://localhost:${port}`;
-  const live = c.TALLY_DEMO_SIMULATOR ? await startLiveDemo({ creds: demo, webUrl: base, port: c.TALLY_DEMO_SIM_PORT, log: (l) => console.log(`[demo] ${l}`) }) : null;
-  live?.played.catch((error) => console.log(`[demo] the demo day could not be played: ${error instanceof Error ? error.message : error}`));
+  const live = c.TALLY_DEMO_SIMULATOR
+    ? await startLiveDemo({
+        creds: demo,
+        webUrl: base,
+        port: c.TALLY_DEMO_SIM_PORT,
+        log: (l) => console.log(`[demo] ${l}`),
+      })
+    : null;
+  live?.played.catch((error) =>
+    console.log(`[demo] the demo day could not be played: ${error instanceof Error ? error.message : error}`),
+  );
   console.log(`
 Tally is starting on ${base}
   database      ${c.DATABASE_URL ? "DATABASE_URL" : `embedded PostgreSQL (data in ${defaultDataDir(c.TALLY_DATA_DIR)})`}
@@ -96,12 +135,17 @@ Stop with Ctrl-C.`);
     if (stopping) return;
     stopping = true;
     console.log(`[start] ${signal}: stopping`);
-    await Promise.all(children.map((ch) => new Promise<void>((resolve) => {
-      if (!ch.process || ch.process.exitCode !== null) return resolve();
-      ch.process.once("exit", () => resolve());
-      ch.process.kill("SIGTERM");
-      setTimeout(() => ch.process?.kill("SIGKILL"), 10_000).unref();
-    })));
+    await Promise.all(
+      children.map(
+        (ch) =>
+          new Promise<void>((resolve) => {
+            if (!ch.process || ch.process.exitCode !== null) return resolve();
+            ch.process.once("exit", () => resolve());
+            ch.process.kill("SIGTERM");
+            setTimeout(() => ch.process?.kill("SIGKILL"), 10_000).unref();
+          }),
+      ),
+    );
     await live?.simulator.close();
     await closeDb();
     await db.embedded?.stop();

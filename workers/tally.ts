@@ -23,20 +23,37 @@ const dbMigrate: Command = {
 
 const secretsRotateKey: Command = {
   name: "secrets rotate-key",
-  summary: "Re-encrypt every stored signing secret and provider API key under TALLY_ENCRYPTION_KEY (old keys in TALLY_ENCRYPTION_KEYS), audited",
+  summary:
+    "Re-encrypt every stored signing secret and provider API key under TALLY_ENCRYPTION_KEY (old keys in TALLY_ENCRYPTION_KEYS), audited",
   options: {},
   database: true,
   async run() {
     const r = await rotateEncryptionKey(cliActor());
-    console.log(`Re-encrypted ${r.secrets} signing secrets and ${r.endpoints} endpoints' credentials under key ${r.toKey}${r.fromKeys.length ? ` (from ${r.fromKeys.join(", ")})` : ""}. Old keys can now leave TALLY_ENCRYPTION_KEYS.`);
+    console.log(
+      `Re-encrypted ${r.secrets} signing secrets and ${r.endpoints} endpoints' credentials under key ${r.toKey}${r.fromKeys.length ? ` (from ${r.fromKeys.join(", ")})` : ""}. Old keys can now leave TALLY_ENCRYPTION_KEYS.`,
+    );
   },
 };
 
-export const commands: Command[] = [dbMigrate, secretsRotateKey, ...setupCommands, ...eventCommands, ...reconCommands, ...ledgerCommands, ...caseCommands];
+export const commands: Command[] = [
+  dbMigrate,
+  secretsRotateKey,
+  ...setupCommands,
+  ...eventCommands,
+  ...reconCommands,
+  ...ledgerCommands,
+  ...caseCommands,
+];
 
 function help(): string {
   const width = Math.max(...commands.map((c) => c.name.length));
-  return ["Usage: npm run tally -- <command> [options]", "", ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`), "", "Add --help after a command for its options."].join("\n");
+  return [
+    "Usage: npm run tally -- <command> [options]",
+    "",
+    ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    "",
+    "Add --help after a command for its options.",
+  ].join("\n");
 }
 
 function find(argv: string[]): { command: Command; rest: string[] } | null {

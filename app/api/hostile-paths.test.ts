@@ -25,15 +25,34 @@ beforeAll(async () => {
 
 type Handler = (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
 const call = (handler: Handler, params: Record<string, string>, query = "", init: RequestInit = {}) =>
-  handler(new Request(`http://tally.test/api/v1/x${query}`, { ...init, headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...init.headers } }), { params: Promise.resolve(params) });
+  handler(
+    new Request(`http://tally.test/api/v1/x${query}`, {
+      ...init,
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...init.headers },
+    }),
+    { params: Promise.resolve(params) },
+  );
 const errorOf = async (res: Response) => ((await res.json()) as { error: { code: string; message: string } }).error;
 
 describe("a tenant slug that cannot be one", () => {
-  const hostile = ["acme\u0000", `${"a".repeat(10_000)}`, "ACME", "a b", "../acme", "acme\u0000'; DROP TABLE tenants; --", "%C0%AE", "\u00e9t\u00e9"];
+  const hostile = [
+    "acme\u0000",
+    `${"a".repeat(10_000)}`,
+    "ACME",
+    "a b",
+    "../acme",
+    "acme\u0000'; DROP TABLE tenants; --",
+    "%C0%AE",
+    "\u00e9t\u00e9",
+  ];
 
   it("is a 404 naming no tenant, before any query, on every kind of route", async () => {
     for (const slug of [...hostile, `${tenant.slug}\u0000`]) {
-      for (const res of [await call(events, { tenant: slug }), await call(event, { tenant: slug, id: "1" }), await call(audit, { tenant: slug })]) {
+      for (const res of [
+        await call(events, { tenant: slug }),
+        await call(event, { tenant: slug, id: "1" }),
+        await call(audit, { tenant: slug }),
+      ]) {
         expect({ slug: slug.slice(0, 40), status: res.status }).toEqual({ slug: slug.slice(0, 40), status: 404 });
         const error = await errorOf(res);
         expect(error.code).toBe("unknown_tenant");
@@ -43,7 +62,9 @@ describe("a tenant slug that cannot be one", () => {
   });
 
   it("still answers 401 first to a caller who is not signed in", async () => {
-    const res = await events(new Request("http://tally.test/api/v1/x"), { params: Promise.resolve({ tenant: "acme\u0000" }) });
+    const res = await events(new Request("http://tally.test/api/v1/x"), {
+      params: Promise.resolve({ tenant: "acme\u0000" }),
+    });
     expect(res.status).toBe(401);
   });
 });
@@ -70,13 +91,21 @@ describe("a date that is not a calendar date", () => {
   });
 
   it("is a 400 in a reconciliation run's window, not a window that rolls over into March", async () => {
-    const res = await call(startRun, { tenant: tenant.slug }, "", { method: "POST", body: JSON.stringify({ provider: "stripe", from: "2026-02-30" }), headers: { origin: "http://tally.test" } });
+    const res = await call(startRun, { tenant: tenant.slug }, "", {
+      method: "POST",
+      body: JSON.stringify({ provider: "stripe", from: "2026-02-30" }),
+      headers: { origin: "http://tally.test" },
+    });
     expect(res.status).toBe(400);
     expect((await errorOf(res)).message).toMatch(/^from: must be a calendar date/);
   });
 
   it("still accepts real days, leap days and ISO instants", async () => {
-    for (const query of ["?from=2024-02-29&to=2026-12-01", "?from=2026-12-01T10:00:00Z", "?from=2026-12-01T10:00:00%2B02:00"]) {
+    for (const query of [
+      "?from=2024-02-29&to=2026-12-01",
+      "?from=2026-12-01T10:00:00Z",
+      "?from=2026-12-01T10:00:00%2B02:00",
+    ]) {
       expect((await call(events, { tenant: tenant.slug }, query)).status).toBe(200);
     }
   });
@@ -94,7 +123,12 @@ describe("a path id that is not a whole number", () => {
 
 describe("percent-encoding that is not UTF-8", () => {
   it("is answered 400 by the proxy, before Next.js fails to decode it into params", async () => {
-    for (const path of ["/api/webhooks/%C0%AE/stripe", "/api/webhooks/acme%E2%82/stripe", "/api/v1/tenants/%ZZ/events", "/api/webhooks/acme/%C0"]) {
+    for (const path of [
+      "/api/webhooks/%C0%AE/stripe",
+      "/api/webhooks/acme%E2%82/stripe",
+      "/api/v1/tenants/%ZZ/events",
+      "/api/webhooks/acme/%C0",
+    ]) {
       const res = proxy(new NextRequest(`http://tally.test${path}`));
       expect({ path, status: res.status }).toEqual({ path, status: 400 });
       expect((await errorOf(res)).code).toBe("malformed_path");
@@ -102,7 +136,11 @@ describe("percent-encoding that is not UTF-8", () => {
   });
 
   it("lets well-formed escapes through to the route", () => {
-    for (const path of ["/api/webhooks/acme%00/stripe", "/api/webhooks/ac%41me/stripe", "/api/v1/tenants/acme/events"]) {
+    for (const path of [
+      "/api/webhooks/acme%00/stripe",
+      "/api/webhooks/ac%41me/stripe",
+      "/api/v1/tenants/acme/events",
+    ]) {
       expect(proxy(new NextRequest(`http://tally.test${path}`)).headers.get("x-middleware-next")).toBe("1");
     }
   });

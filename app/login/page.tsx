@@ -14,7 +14,10 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
     <main className="login">
       <h1>Sign in to Tally</h1>
       <LoginForm next={target} />
-      <p className="muted">Forgot your password? Ask an admin to reset it. With <code>npm start</code>, the demo users’ passwords are printed in the terminal.</p>
+      <p className="muted">
+        Forgot your password? Ask an admin to reset it. With <code>npm start</code>, the demo users’ passwords are
+        printed in the terminal.
+      </p>
     </main>
   );
 }

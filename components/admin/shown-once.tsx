@@ -4,9 +4,15 @@
 export function ShownOnce({ label, value, onDone }: { label: string; value: string; onDone: () => void }) {
   return (
     <div className="shown-once" role="status">
-      <p><strong>{label}</strong> — copy it now; it will not be shown again.</p>
-      <output className="mono secret-value" data-testid="shown-once">{value}</output>
-      <button type="button" onClick={onDone}>I have copied it</button>
+      <p>
+        <strong>{label}</strong> — copy it now; it will not be shown again.
+      </p>
+      <output className="mono secret-value" data-testid="shown-once">
+        {value}
+      </output>
+      <button type="button" onClick={onDone}>
+        I have copied it
+      </button>
     </div>
   );
 }

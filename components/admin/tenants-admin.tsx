@@ -12,8 +12,15 @@ export type TenantsData = { tenants: Tenant[] };
 const KEY = ["tenants"];
 
 export function TenantsAdmin({ initial }: { initial: TenantsData }) {
-  const { data } = useQuery({ queryKey: KEY, queryFn: () => api<TenantsData>("/api/v1/tenants"), initialData: initial });
-  const create = useAdminMutation<{ slug: string; name: string }, unknown>((body) => ({ path: "/api/v1/tenants", method: "POST", body }), KEY);
+  const { data } = useQuery({
+    queryKey: KEY,
+    queryFn: () => api<TenantsData>("/api/v1/tenants"),
+    initialData: initial,
+  });
+  const create = useAdminMutation<{ slug: string; name: string }, unknown>(
+    (body) => ({ path: "/api/v1/tenants", method: "POST", body }),
+    KEY,
+  );
   function submit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
     const form = e.currentTarget;
@@ -24,21 +31,49 @@ export function TenantsAdmin({ initial }: { initial: TenantsData }) {
     <section aria-labelledby="tenants-h">
       <h2 id="tenants-h">Tenants</h2>
       <TableScroll label="Tenants">
-      <table className="table">
-        <thead><tr><th scope="col">Slug</th><th scope="col">Name</th><th scope="col">Endpoints</th><th scope="col">Members</th><th scope="col">Created</th></tr></thead>
-        <tbody>
-          {data.tenants.map((t) => (
-            <tr key={t.id}><td><Link href={`/t/${t.slug}/admin`}>{t.slug}</Link></td><td>{t.name}</td><td>{t.endpoints}</td><td>{t.members}</td><td>{t.createdAt.slice(0, 10)}</td></tr>
-          ))}
-        </tbody>
-      </table>
+        <table className="table">
+          <thead>
+            <tr>
+              <th scope="col">Slug</th>
+              <th scope="col">Name</th>
+              <th scope="col">Endpoints</th>
+              <th scope="col">Members</th>
+              <th scope="col">Created</th>
+            </tr>
+          </thead>
+          <tbody>
+            {data.tenants.map((t) => (
+              <tr key={t.id}>
+                <td>
+                  <Link href={`/t/${t.slug}/admin`}>{t.slug}</Link>
+                </td>
+                <td>{t.name}</td>
+                <td>{t.endpoints}</td>
+                <td>{t.members}</td>
+                <td>{t.createdAt.slice(0, 10)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
       </TableScroll>
       <form onSubmit={submit} className="panel form-grid" aria-label="Create a tenant">
         <h3>Create a tenant</h3>
-        <label>Slug (in webhook URLs)<input name="slug" required pattern="[a-z0-9][a-z0-9-]*" maxLength={64} /></label>
-        <label>Name<input name="name" required maxLength={200} /></label>
-        <button type="submit" disabled={create.isPending}>Create tenant</button>
-        {create.error && <p role="alert" className="error">{create.error.message}</p>}
+        <label>
+          Slug (in webhook URLs)
+          <input name="slug" required pattern="[a-z0-9][a-z0-9-]*" maxLength={64} />
+        </label>
+        <label>
+          Name
+          <input name="name" required maxLength={200} />
+        </label>
+        <button type="submit" disabled={create.isPending}>
+          Create tenant
+        </button>
+        {create.error && (
+          <p role="alert" className="error">
+            {create.error.message}
+          </p>
+        )}
       </form>
     </section>
   );

@@ -43,40 +43,111 @@ export type DecisionProps = {
 function ProposeForm(p: DecisionProps) {
   const router = useRouter();
   const [resolution, setResolution] = useState<Resolution | null>(null);
-  const propose = useApiMutation<{ resolution: Resolution; reasonCode?: string; reason: string }, { proposalId: string; requiredApprovals: number }>((body) => ({ path: `/api/v1/tenants/${p.tenant}/cases/${p.caseId}/proposals`, body }), [["overview", p.tenant]]);
+  const propose = useApiMutation<
+    { resolution: Resolution; reasonCode?: string; reason: string },
+    { proposalId: string; requiredApprovals: number }
+  >((body) => ({ path: `/api/v1/tenants/${p.tenant}/cases/${p.caseId}/proposals`, body }), [["overview", p.tenant]]);
   function submit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
     const f = new FormData(e.currentTarget);
     if (!resolution) return;
-    propose.mutate({ resolution, reason: String(f.get("reason") ?? ""), ...(resolution === "CORRECT" && { reasonCode: String(f.get("reasonCode") ?? "") }) }, { onSuccess: () => router.refresh() });
+    propose.mutate(
+      {
+        resolution,
+        reason: String(f.get("reason") ?? ""),
+        ...(resolution === "CORRECT" && { reasonCode: String(f.get("reasonCode") ?? "") }),
+      },
+      { onSuccess: () => router.refresh() },
+    );
   }
-  const twoNeeded = (amount: string | undefined) => amount !== undefined && BigInt(amount) > BigInt(p.secondApprovalAbove);
-  const stake = resolution === "CORRECT" ? (p.plan ? correctionStake(p.plan.legs).amount.toString() : undefined) : p.stake?.amount;
+  const twoNeeded = (amount: string | undefined) =>
+    amount !== undefined && BigInt(amount) > BigInt(p.secondApprovalAbove);
+  const stake =
+    resolution === "CORRECT" ? (p.plan ? correctionStake(p.plan.legs).amount.toString() : undefined) : p.stake?.amount;
   return (
     <form onSubmit={submit} className="panel stack" aria-labelledby="propose-h">
       <h2 id="propose-h">Propose a resolution</h2>
-      <p className="small muted">A different accountant approves it (two different accountants when more than {p.stake ? formatMoney(p.secondApprovalAbove, p.stake.currency) : `${p.secondApprovalAbove} minor units`} is at stake). Nothing changes until then.</p>
+      <p className="small muted">
+        A different accountant approves it (two different accountants when more than{" "}
+        {p.stake ? formatMoney(p.secondApprovalAbove, p.stake.currency) : `${p.secondApprovalAbove} minor units`} is at
+        stake). Nothing changes until then.
+      </p>
       <fieldset>
         <legend>Resolution</legend>
         {p.resolutions.map((r) => (
-          <label key={r} className="inline block-option"><input type="radio" name="resolution" value={r} required checked={resolution === r} onChange={() => setResolution(r)} /> {resolutionLabel(r, p.kind)}</label>
+          <label key={r} className="inline block-option">
+            <input
+              type="radio"
+              name="resolution"
+              value={r}
+              required
+              checked={resolution === r}
+              onChange={() => setResolution(r)}
+            />{" "}
+            {resolutionLabel(r, p.kind)}
+          </label>
         ))}
       </fieldset>
       {resolution === "CORRECT" && (
         <>
-          <label>Reason code<select name="reasonCode" required defaultValue=""><option value="" disabled>Choose why the correction is right</option>{p.reasonCodes.map((c) => <option key={c.code} value={c.code}>{c.label}</option>)}</select></label>
+          <label>
+            Reason code
+            <select name="reasonCode" required defaultValue="">
+              <option value="" disabled>
+                Choose why the correction is right
+              </option>
+              {p.reasonCodes.map((c) => (
+                <option key={c.code} value={c.code}>
+                  {c.label}
+                </option>
+              ))}
+            </select>
+          </label>
           {p.plan && p.plan.legs.length > 0 ? (
             <div className="plan" data-testid="correction-preview">
-              <PlanTable legs={p.plan.legs} caption={`The correction posting this will make when approved: ${p.plan.description}`} />
-              <p className="small">A new posting of kind correction, with the same provider and reference as ours; nothing existing is edited.</p>
+              <PlanTable
+                legs={p.plan.legs}
+                caption={`The correction posting this will make when approved: ${p.plan.description}`}
+              />
+              <p className="small">
+                A new posting of kind correction, with the same provider and reference as ours; nothing existing is
+                edited.
+              </p>
             </div>
-          ) : <p className="error">Our ledger already agrees with the provider for this reference: there is nothing to correct.</p>}
+          ) : (
+            <p className="error">
+              Our ledger already agrees with the provider for this reference: there is nothing to correct.
+            </p>
+          )}
         </>
       )}
-      <label>Reason (for the checker and the audit log)<textarea name="reason" required minLength={3} maxLength={2000} placeholder={resolution === "CORRECT" ? "e.g. Stripe dashboard shows the intent as failed; customer was never charged" : "e.g. paid at 23:58, Stripe settles it in the next report"} /></label>
-      {resolution && twoNeeded(stake) && <p className="small tone-warn">More than the threshold is at stake: two different accountants must approve.</p>}
-      {propose.error && <p role="alert" className="error">{propose.error.message}</p>}
-      <div className="button-row"><button type="submit" disabled={!resolution || propose.isPending}>{propose.isPending ? "Proposing…" : "Propose"}</button></div>
+      <label>
+        Reason (for the checker and the audit log)
+        <textarea
+          name="reason"
+          required
+          minLength={3}
+          maxLength={2000}
+          placeholder={
+            resolution === "CORRECT"
+              ? "e.g. Stripe dashboard shows the intent as failed; customer was never charged"
+              : "e.g. paid at 23:58, Stripe settles it in the next report"
+          }
+        />
+      </label>
+      {resolution && twoNeeded(stake) && (
+        <p className="small tone-warn">More than the threshold is at stake: two different accountants must approve.</p>
+      )}
+      {propose.error && (
+        <p role="alert" className="error">
+          {propose.error.message}
+        </p>
+      )}
+      <div className="button-row">
+        <button type="submit" disabled={!resolution || propose.isPending}>
+          {propose.isPending ? "Proposing…" : "Propose"}
+        </button>
+      </div>
     </form>
   );
 }
@@ -85,7 +156,13 @@ function PendingPanel(p: DecisionProps & { pending: PendingProposal }) {
   const router = useRouter();
   const [rejecting, setRejecting] = useState(false);
   const [confirming, setConfirming] = useState(false);
-  const decide = useApiMutation<{ decision: "approve" | "reject"; reason?: string }, { outcome: string }>((body) => ({ path: `/api/v1/tenants/${p.tenant}/cases/${p.caseId}/approvals`, body: { proposalId: p.pending.id, ...body } }), [["overview", p.tenant]]);
+  const decide = useApiMutation<{ decision: "approve" | "reject"; reason?: string }, { outcome: string }>(
+    (body) => ({
+      path: `/api/v1/tenants/${p.tenant}/cases/${p.caseId}/approvals`,
+      body: { proposalId: p.pending.id, ...body },
+    }),
+    [["overview", p.tenant]],
+  );
   const mine = p.pending.proposedById === p.me;
   const approvedByMe = p.pending.approvals.some((a) => a.approverId === p.me);
   const approvals = p.pending.approvals.filter((a) => a.decision === "APPROVE");
@@ -93,15 +170,38 @@ function PendingPanel(p: DecisionProps & { pending: PendingProposal }) {
     <section className="panel stack" aria-labelledby="pending-h" data-testid="pending-proposal">
       <h2 id="pending-h">Proposal waiting for approval</h2>
       <dl className="facts">
-        <dt>Resolution</dt><dd>{resolutionLabel(p.pending.resolution, p.kind)}</dd>
-        {p.pending.reasonCode && <><dt>Reason code</dt><dd data-testid="pending-reason-code">{reasonCodeLabel(p.pending.reasonCode)}</dd></>}
-        <dt>Reason</dt><dd>{p.pending.reason}</dd>
-        <dt>Proposed by</dt><dd>{p.pending.proposedByLabel} at {p.pending.proposedAt.replace("T", " ").slice(0, 16)} UTC</dd>
-        <dt>Approvals</dt><dd>{approvals.length} of {p.pending.requiredApprovals}{approvals.length ? ` (${approvals.map((a) => a.approverLabel).join(", ")})` : ""}</dd>
+        <dt>Resolution</dt>
+        <dd>{resolutionLabel(p.pending.resolution, p.kind)}</dd>
+        {p.pending.reasonCode && (
+          <>
+            <dt>Reason code</dt>
+            <dd data-testid="pending-reason-code">{reasonCodeLabel(p.pending.reasonCode)}</dd>
+          </>
+        )}
+        <dt>Reason</dt>
+        <dd>{p.pending.reason}</dd>
+        <dt>Proposed by</dt>
+        <dd>
+          {p.pending.proposedByLabel} at {p.pending.proposedAt.replace("T", " ").slice(0, 16)} UTC
+        </dd>
+        <dt>Approvals</dt>
+        <dd>
+          {approvals.length} of {p.pending.requiredApprovals}
+          {approvals.length ? ` (${approvals.map((a) => a.approverLabel).join(", ")})` : ""}
+        </dd>
       </dl>
-      {p.pending.correction && <div className="plan"><PlanTable legs={p.pending.correction.legs} caption={`Posted on approval: ${p.pending.correction.description}`} /></div>}
+      {p.pending.correction && (
+        <div className="plan">
+          <PlanTable
+            legs={p.pending.correction.legs}
+            caption={`Posted on approval: ${p.pending.correction.description}`}
+          />
+        </div>
+      )}
       {mine ? (
-        <p className="notice" data-testid="own-proposal">You proposed this. Four eyes: a different accountant must approve or reject it.</p>
+        <p className="notice" data-testid="own-proposal">
+          You proposed this. Four eyes: a different accountant must approve or reject it.
+        </p>
       ) : !p.canDecide ? (
         <p className="muted">Only accountants approve or reject proposals.</p>
       ) : approvedByMe ? (
@@ -109,29 +209,93 @@ function PendingPanel(p: DecisionProps & { pending: PendingProposal }) {
       ) : (
         <>
           <div className="button-row">
-            <button type="button" disabled={decide.isPending} onClick={() => { setRejecting(false); setConfirming(true); }}>{p.pending.resolution === "CORRECT" ? "Approve and post the correction…" : "Approve…"}</button>
-            {!rejecting && <button type="button" className="danger" onClick={() => setRejecting(true)}>Reject…</button>}
+            <button
+              type="button"
+              disabled={decide.isPending}
+              onClick={() => {
+                setRejecting(false);
+                setConfirming(true);
+              }}
+            >
+              {p.pending.resolution === "CORRECT" ? "Approve and post the correction…" : "Approve…"}
+            </button>
+            {!rejecting && (
+              <button type="button" className="danger" onClick={() => setRejecting(true)}>
+                Reject…
+              </button>
+            )}
           </div>
-          {confirming && <ApproveDialog {...p} lastApproval={approvals.length + 1 >= p.pending.requiredApprovals} pending={p.pending} busy={decide.isPending} error={decide.error?.message ?? null} onClose={() => setConfirming(false)} onConfirm={() => decide.mutate({ decision: "approve" }, { onSuccess: () => router.refresh() })} />}
+          {confirming && (
+            <ApproveDialog
+              {...p}
+              lastApproval={approvals.length + 1 >= p.pending.requiredApprovals}
+              pending={p.pending}
+              busy={decide.isPending}
+              error={decide.error?.message ?? null}
+              onClose={() => setConfirming(false)}
+              onConfirm={() => decide.mutate({ decision: "approve" }, { onSuccess: () => router.refresh() })}
+            />
+          )}
           {rejecting && (
-            <form className="stack" aria-label="Reject the proposal" onSubmit={(e) => { e.preventDefault(); decide.mutate({ decision: "reject", reason: String(new FormData(e.currentTarget).get("reason") ?? "") }, { onSuccess: () => router.refresh() }); }}>
-              <label>Why is it rejected?<textarea name="reason" required minLength={3} maxLength={2000} autoFocus /></label>
-              <div className="button-row"><button type="submit" className="danger" disabled={decide.isPending}>Reject proposal</button><button type="button" className="secondary" onClick={() => setRejecting(false)}>Cancel</button></div>
+            <form
+              className="stack"
+              aria-label="Reject the proposal"
+              onSubmit={(e) => {
+                e.preventDefault();
+                decide.mutate(
+                  { decision: "reject", reason: String(new FormData(e.currentTarget).get("reason") ?? "") },
+                  { onSuccess: () => router.refresh() },
+                );
+              }}
+            >
+              <label>
+                Why is it rejected?
+                <textarea name="reason" required minLength={3} maxLength={2000} autoFocus />
+              </label>
+              <div className="button-row">
+                <button type="submit" className="danger" disabled={decide.isPending}>
+                  Reject proposal
+                </button>
+                <button type="button" className="secondary" onClick={() => setRejecting(false)}>
+                  Cancel
+                </button>
+              </div>
             </form>
           )}
         </>
       )}
-      {decide.error && <p role="alert" className="error">{decide.error.message}</p>}
+      {decide.error && (
+        <p role="alert" className="error">
+          {decide.error.message}
+        </p>
+      )}
     </section>
   );
 }
 
 /** Approving moves money (or closes a case): it asks once, showing exactly what happens on confirm. */
-function ApproveDialog(p: DecisionProps & { pending: PendingProposal; lastApproval: boolean; busy: boolean; error: string | null; onClose: () => void; onConfirm: () => void }) {
+function ApproveDialog(
+  p: DecisionProps & {
+    pending: PendingProposal;
+    lastApproval: boolean;
+    busy: boolean;
+    error: string | null;
+    onClose: () => void;
+    onConfirm: () => void;
+  },
+) {
   const ref = useRef<HTMLDialogElement>(null);
   const posts = p.pending.resolution === "CORRECT" && p.pending.correction;
   return (
-    <dialog ref={(el) => { ref.current = el; if (el && !el.open) el.showModal(); }} onClose={p.onClose} aria-labelledby="approve-h" aria-describedby="approve-what">
+    <dialog
+      ref={(el) => {
+        ref.current = el;
+        if (el && !el.open) el.showModal();
+      }}
+      onClose={p.onClose}
+      aria-labelledby="approve-h"
+      aria-describedby="approve-what"
+    >
       <div className="stack">
         <h2 id="approve-h">Approve case #{p.caseId}&apos;s proposal?</h2>
         <p id="approve-what">
@@ -139,13 +303,30 @@ function ApproveDialog(p: DecisionProps & { pending: PendingProposal; lastApprov
           {p.pending.reasonCode ? <> ({reasonCodeLabel(p.pending.reasonCode)})</> : null}.{" "}
           {!p.lastApproval
             ? `Yours is approval ${p.pending.approvals.filter((a) => a.decision === "APPROVE").length + 1} of ${p.pending.requiredApprovals}: nothing is posted until a different accountant approves too.`
-            : posts ? "On confirm, this correction is posted to the ledger, at once and for good (a later fix is another correction):" : "On confirm, the case moves on; nothing is posted to the ledger."}
+            : posts
+              ? "On confirm, this correction is posted to the ledger, at once and for good (a later fix is another correction):"
+              : "On confirm, the case moves on; nothing is posted to the ledger."}
         </p>
-        {posts && <div className="plan"><PlanTable legs={p.pending.correction!.legs} caption={`To be posted: ${p.pending.correction!.description}`} /></div>}
-        {p.error && <p role="alert" className="error">{p.error}</p>}
+        {posts && (
+          <div className="plan">
+            <PlanTable
+              legs={p.pending.correction!.legs}
+              caption={`To be posted: ${p.pending.correction!.description}`}
+            />
+          </div>
+        )}
+        {p.error && (
+          <p role="alert" className="error">
+            {p.error}
+          </p>
+        )}
         <div className="button-row">
-          <button type="button" disabled={p.busy} autoFocus onClick={p.onConfirm}>{p.busy ? "Approving…" : posts && p.lastApproval ? "Approve and post" : "Approve"}</button>
-          <button type="button" className="secondary" onClick={() => ref.current?.close()}>Cancel</button>
+          <button type="button" disabled={p.busy} autoFocus onClick={p.onConfirm}>
+            {p.busy ? "Approving…" : posts && p.lastApproval ? "Approve and post" : "Approve"}
+          </button>
+          <button type="button" className="secondary" onClick={() => ref.current?.close()}>
+            Cancel
+          </button>
         </div>
       </div>
     </dialog>

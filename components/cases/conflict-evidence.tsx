@@ -3,7 +3,15 @@
 import Link from "next/link";
 import { utc } from "@/components/format";
 
-export type ConflictRaw = { id: string; status: string; eventType: string | null; receivedAt: Date; body: string | null; bytes: number; conflicting: boolean };
+export type ConflictRaw = {
+  id: string;
+  status: string;
+  eventType: string | null;
+  receivedAt: Date;
+  body: string | null;
+  bytes: number;
+  conflicting: boolean;
+};
 export type ConflictEvidenceProps = {
   tenant: string;
   kind: "DIFFERENT_RETRY" | "OVER_REFUND";
@@ -12,13 +20,18 @@ export type ConflictEvidenceProps = {
   raws: ConflictRaw[];
 };
 
-const side = (v: Record<string, unknown>) => JSON.stringify(v, (_k, x) => (typeof x === "bigint" ? x.toString() : x), 2);
+const side = (v: Record<string, unknown>) =>
+  JSON.stringify(v, (_k, x) => (typeof x === "bigint" ? x.toString() : x), 2);
 
 export function ConflictEvidence(p: ConflictEvidenceProps) {
   return (
     <>
       <h2>Evidence</h2>
-      <p>{p.kind === "OVER_REFUND" ? "This refund would take the payment's refunded total past its amount: it is held, not posted." : "A delivery of an already-claimed reference says different money: it is not posted, and neither is anything changed."}</p>
+      <p>
+        {p.kind === "OVER_REFUND"
+          ? "This refund would take the payment's refunded total past its amount: it is held, not posted."
+          : "A delivery of an already-claimed reference says different money: it is not posted, and neither is anything changed."}
+      </p>
       <div className="evidence">
         <section aria-labelledby="cf-claimed">
           <h3 id="cf-claimed">{p.kind === "OVER_REFUND" ? "The payment and its refunds" : "What the claim holds"}</h3>
@@ -32,8 +45,13 @@ export function ConflictEvidence(p: ConflictEvidenceProps) {
       <div className="evidence" data-testid="conflict-bodies">
         {p.raws.map((r) => (
           <section key={r.id} aria-label={`Raw body of event ${r.id}`}>
-            <h3><Link href={`/t/${p.tenant}/events/${r.id}`}>Event #{r.id}</Link>{r.conflicting ? " (the conflicting delivery)" : ""}</h3>
-            <p className="small">{r.eventType ?? "type unknown"} · {r.status.toLowerCase()} · received {utc(r.receivedAt)} UTC</p>
+            <h3>
+              <Link href={`/t/${p.tenant}/events/${r.id}`}>Event #{r.id}</Link>
+              {r.conflicting ? " (the conflicting delivery)" : ""}
+            </h3>
+            <p className="small">
+              {r.eventType ?? "type unknown"} · {r.status.toLowerCase()} · received {utc(r.receivedAt)} UTC
+            </p>
             <pre tabIndex={0}>{r.body ?? `${r.bytes} bytes, not UTF-8: open the event page for a hex view`}</pre>
           </section>
         ))}

@@ -6,8 +6,20 @@ export type PlanLeg = { accountId: string; accountCode: string; accountKind: str
 export function PlanTable({ legs, caption }: { legs: PlanLeg[]; caption: string }) {
   return (
     <table className="table compact">
-      <caption className="small" style={{ textAlign: "left", captionSide: "top", padding: ".25rem 0" }}>{caption}</caption>
-      <thead><tr><th scope="col">Account</th><th scope="col" className="num">Debit</th><th scope="col" className="num">Credit</th></tr></thead>
+      <caption className="small" style={{ textAlign: "left", captionSide: "top", padding: ".25rem 0" }}>
+        {caption}
+      </caption>
+      <thead>
+        <tr>
+          <th scope="col">Account</th>
+          <th scope="col" className="num">
+            Debit
+          </th>
+          <th scope="col" className="num">
+            Credit
+          </th>
+        </tr>
+      </thead>
       <tbody>
         {legs.map((l, i) => {
           const a = BigInt(l.amount);

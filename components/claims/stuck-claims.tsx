@@ -9,68 +9,225 @@ import { api } from "@/components/api-client";
 import { duration, utc } from "@/components/format";
 import { useApiMutation } from "@/components/use-api-mutation";
 
-export type StuckItem = { kind: "stale_claim" | "waiting_claim" | "provider_wait" | "conflict" | "failed_claim" | "failed_event"; claimId: string | null; rawEventId: string; provider: string; reference: string | null; attempts: number; lastError: string | null; receivedAt: string; claimedAt: string | null };
+export type StuckItem = {
+  kind: "stale_claim" | "waiting_claim" | "provider_wait" | "conflict" | "failed_claim" | "failed_event";
+  claimId: string | null;
+  rawEventId: string;
+  provider: string;
+  reference: string | null;
+  attempts: number;
+  lastError: string | null;
+  receivedAt: string;
+  claimedAt: string | null;
+};
 export type StuckData = { staleMs: number; items: StuckItem[] };
 
-const KIND: Record<StuckItem["kind"], string> = { stale_claim: "held too long", waiting_claim: "refund waiting for its payment", provider_wait: "waiting for provider", conflict: "conflict: not posted, a case for accountants", failed_claim: "claim failed", failed_event: "could not be parsed" };
+const KIND: Record<StuckItem["kind"], string> = {
+  stale_claim: "held too long",
+  waiting_claim: "refund waiting for its payment",
+  provider_wait: "waiting for provider",
+  conflict: "conflict: not posted, a case for accountants",
+  failed_claim: "claim failed",
+  failed_event: "could not be parsed",
+};
 
-function ReprocessDialog({ tenant, item, onClose, onDone }: { tenant: string; item: StuckItem; onClose: () => void; onDone: (message: string) => void }) {
+function ReprocessDialog({
+  tenant,
+  item,
+  onClose,
+  onDone,
+}: {
+  tenant: string;
+  item: StuckItem;
+  onClose: () => void;
+  onDone: (message: string) => void;
+}) {
   const ref = useRef<HTMLDialogElement>(null);
-  const reprocess = useApiMutation<{ reason: string }, { action: string; claims: number }>(({ reason }) => ({ path: `/api/v1/tenants/${tenant}/events/${item.rawEventId}/reprocess`, body: { reason } }), [["stuck", tenant], ["overview", tenant]]);
+  const reprocess = useApiMutation<{ reason: string }, { action: string; claims: number }>(
+    ({ reason }) => ({ path: `/api/v1/tenants/${tenant}/events/${item.rawEventId}/reprocess`, body: { reason } }),
+    [
+      ["stuck", tenant],
+      ["overview", tenant],
+    ],
+  );
   function submit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
     const reason = String(new FormData(e.currentTarget).get("reason") ?? "");
-    reprocess.mutate({ reason }, {
-      onSuccess: (r) => {
-        ref.current?.close();
-        onDone(r.action === "reparse" ? `Event #${item.rawEventId} queued to be parsed again.` : `Event #${item.rawEventId}: ${r.claims} claim(s) released; a worker will complete ${r.claims === 1 ? "it" : "them"} once.`);
+    reprocess.mutate(
+      { reason },
+      {
+        onSuccess: (r) => {
+          ref.current?.close();
+          onDone(
+            r.action === "reparse"
+              ? `Event #${item.rawEventId} queued to be parsed again.`
+              : `Event #${item.rawEventId}: ${r.claims} claim(s) released; a worker will complete ${r.claims === 1 ? "it" : "them"} once.`,
+          );
+        },
       },
-    });
+    );
   }
   return (
-    <dialog ref={(el) => { ref.current = el; if (el && !el.open) el.showModal(); }} onClose={onClose} aria-labelledby="reprocess-h">
+    <dialog
+      ref={(el) => {
+        ref.current = el;
+        if (el && !el.open) el.showModal();
+      }}
+      onClose={onClose}
+      aria-labelledby="reprocess-h"
+    >
       <form onSubmit={submit} className="stack">
         <h2 id="reprocess-h">Reprocess event #{item.rawEventId}</h2>
-        <p className="small">{item.reference ? <>The claim on <code>{item.reference}</code> is released (new fencing token) and the normal worker path completes it, once. </> : <>The event is parsed again by the worker. </>}Your reason goes into the audit log.</p>
-        <label>Reason<textarea name="reason" required minLength={3} maxLength={500} autoFocus placeholder="e.g. the payment is now posted; refund can be applied" /></label>
-        {reprocess.error && <p role="alert" className="error">{reprocess.error.message}</p>}
+        <p className="small">
+          {item.reference ? (
+            <>
+              The claim on <code>{item.reference}</code> is released (new fencing token) and the normal worker path
+              completes it, once.{" "}
+            </>
+          ) : (
+            <>The event is parsed again by the worker. </>
+          )}
+          Your reason goes into the audit log.
+        </p>
+        <label>
+          Reason
+          <textarea
+            name="reason"
+            required
+            minLength={3}
+            maxLength={500}
+            autoFocus
+            placeholder="e.g. the payment is now posted; refund can be applied"
+          />
+        </label>
+        {reprocess.error && (
+          <p role="alert" className="error">
+            {reprocess.error.message}
+          </p>
+        )}
         <div className="button-row">
-          <button type="submit" disabled={reprocess.isPending}>{reprocess.isPending ? "Reprocessing…" : "Reprocess"}</button>
-          <button type="button" className="secondary" onClick={() => ref.current?.close()}>Cancel</button>
+          <button type="submit" disabled={reprocess.isPending}>
+            {reprocess.isPending ? "Reprocessing…" : "Reprocess"}
+          </button>
+          <button type="button" className="secondary" onClick={() => ref.current?.close()}>
+            Cancel
+          </button>
         </div>
       </form>
     </dialog>
   );
 }
 
-export function StuckClaims({ tenant, initial, canReprocess }: { tenant: string; initial: StuckData; canReprocess: boolean }) {
-  const { data, error } = useQuery({ queryKey: ["stuck", tenant], queryFn: () => api<StuckData>(`/api/v1/tenants/${tenant}/claims`), initialData: initial, refetchInterval: 10_000 });
+export function StuckClaims({
+  tenant,
+  initial,
+  canReprocess,
+}: {
+  tenant: string;
+  initial: StuckData;
+  canReprocess: boolean;
+}) {
+  const { data, error } = useQuery({
+    queryKey: ["stuck", tenant],
+    queryFn: () => api<StuckData>(`/api/v1/tenants/${tenant}/claims`),
+    initialData: initial,
+    refetchInterval: 10_000,
+  });
   const [open, setOpen] = useState<StuckItem | null>(null);
   const [done, setDone] = useState<string | null>(null);
   const now = Date.now();
   return (
     <>
-      {done && <p role="status" className="notice">{done}</p>}
-      {error && <p role="alert" className="error">Could not refresh: {error.message}. The list may be stale; it retries every 10 s.</p>}
+      {done && (
+        <p role="status" className="notice">
+          {done}
+        </p>
+      )}
+      {error && (
+        <p role="alert" className="error">
+          Could not refresh: {error.message}. The list may be stale; it retries every 10 s.
+        </p>
+      )}
       {data.items.length === 0 ? (
         <div className="empty">
           <h2>Nothing is stuck</h2>
-          <p>No claim has been held longer than {duration(data.staleMs)} (the stale-claim threshold), no refund has waited that long for its payment, none has failed, and every event parsed. The sweep releases stale claims on its own; this list is for what it could not fix.</p>
+          <p>
+            No claim has been held longer than {duration(data.staleMs)} (the stale-claim threshold), no refund has
+            waited that long for its payment, none has failed, and every event parsed. The sweep releases stale claims
+            on its own; this list is for what it could not fix.
+          </p>
         </div>
       ) : (
         <table className="table cards-narrow">
           <caption className="visually-hidden">Stuck claims and failed events, oldest first</caption>
-          <thead><tr><th scope="col">Event</th><th scope="col">What</th><th scope="col">Reference</th><th scope="col">Age</th><th scope="col" className="num">Attempts</th><th scope="col">Last error</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
+          <thead>
+            <tr>
+              <th scope="col">Event</th>
+              <th scope="col">What</th>
+              <th scope="col">Reference</th>
+              <th scope="col">Age</th>
+              <th scope="col" className="num">
+                Attempts
+              </th>
+              <th scope="col">Last error</th>
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
           <tbody>
             {data.items.map((i) => (
               <tr key={`${i.rawEventId}-${i.claimId ?? "e"}`}>
-                <td data-label="Event"><Link href={`/t/${tenant}/events/${i.rawEventId}`}>#{i.rawEventId}</Link> <span className="muted">{i.provider}</span></td>
-                <td data-label="What"><span className={i.kind === "stale_claim" || i.kind === "waiting_claim" || i.kind === "provider_wait" ? "tone-warn" : "tone-bad"}>{KIND[i.kind]}</span>{i.claimedAt && <div className="small muted">{i.kind === "provider_wait" ? "for" : i.kind === "conflict" ? "found" : "held"} {duration(now - Date.parse(i.claimedAt))}{i.kind === "conflict" ? " ago" : ""}</div>}</td>
-                <td data-label="Reference" className="mono">{i.reference ?? "—"}</td>
-                <td data-label="Age" title={`received ${utc(i.receivedAt)} UTC`}>{duration(now - Date.parse(i.receivedAt))}</td>
-                <td data-label="Attempts" className="num">{i.attempts}</td>
-                <td data-label="Last error" className="small wrap">{i.lastError ?? "—"}</td>
-                <td className="row-actions">{canReprocess ? <button type="button" onClick={() => { setDone(null); setOpen(i); }} aria-label={`Reprocess event ${i.rawEventId}`}>Reprocess</button> : <span className="small muted">ops may reprocess</span>}</td>
+                <td data-label="Event">
+                  <Link href={`/t/${tenant}/events/${i.rawEventId}`}>#{i.rawEventId}</Link>{" "}
+                  <span className="muted">{i.provider}</span>
+                </td>
+                <td data-label="What">
+                  <span
+                    className={
+                      i.kind === "stale_claim" || i.kind === "waiting_claim" || i.kind === "provider_wait"
+                        ? "tone-warn"
+                        : "tone-bad"
+                    }
+                  >
+                    {KIND[i.kind]}
+                  </span>
+                  {i.claimedAt && (
+                    <div className="small muted">
+                      {i.kind === "provider_wait" ? "for" : i.kind === "conflict" ? "found" : "held"}{" "}
+                      {duration(now - Date.parse(i.claimedAt))}
+                      {i.kind === "conflict" ? " ago" : ""}
+                    </div>
+                  )}
+                </td>
+                <td data-label="Reference" className="mono">
+                  {i.reference ?? "—"}
+                </td>
+                <td data-label="Age" title={`received ${utc(i.receivedAt)} UTC`}>
+                  {duration(now - Date.parse(i.receivedAt))}
+                </td>
+                <td data-label="Attempts" className="num">
+                  {i.attempts}
+                </td>
+                <td data-label="Last error" className="small wrap">
+                  {i.lastError ?? "—"}
+                </td>
+                <td className="row-actions">
+                  {canReprocess ? (
+                    <button
+                      type="button"
+                      onClick={() => {
+                        setDone(null);
+                        setOpen(i);
+                      }}
+                      aria-label={`Reprocess event ${i.rawEventId}`}
+                    >
+                      Reprocess
+                    </button>
+                  ) : (
+                    <span className="small muted">ops may reprocess</span>
+                  )}
+                </td>
               </tr>
             ))}
           </tbody>

@@ -9,8 +9,17 @@ import { api } from "@/components/api-client";
 import { duration, latency, plural, utc } from "@/components/format";
 import { DiscrepancyChart, type ChartDay } from "@/components/overview/discrepancy-chart";
 
-type Verdict = { verdict: "falling" | "flat" | "rising"; slopePerDay: number; meanPerDay: number; days: number; reading: string };
-type Quantile = { kind: "none" } | { kind: "estimate"; seconds: number; bucket: { from: number; to: number } } | { kind: "above"; seconds: number };
+type Verdict = {
+  verdict: "falling" | "flat" | "rising";
+  slopePerDay: number;
+  meanPerDay: number;
+  days: number;
+  reading: string;
+};
+type Quantile =
+  | { kind: "none" }
+  | { kind: "estimate"; seconds: number; bucket: { from: number; to: number } }
+  | { kind: "above"; seconds: number };
 type AckWindow = { windowMs: number; from: string; p99: Quantile; deliveries: number; tone: "good" | "bad" | "none" };
 
 export type OverviewData = {
@@ -21,10 +30,26 @@ export type OverviewData = {
   ack: { sloSeconds: number; recent: AckWindow; day: AckWindow; since: string };
   eventsToday: { total: number; webhooks: number; fetched: number; since: string };
   outbox: { pending: number; oldestSeconds: number };
-  stuck: { stale_claim: number; waiting_claim: number; provider_wait: number; conflict: number; failed_claim: number; failed_event: number; total: number; staleMs: number };
+  stuck: {
+    stale_claim: number;
+    waiting_claim: number;
+    provider_wait: number;
+    conflict: number;
+    failed_claim: number;
+    failed_event: number;
+    total: number;
+    staleMs: number;
+  };
   cases: { OPEN: number; PROPOSED: number; WAITING: number; ESCALATED: number; total: number };
   alerts: { id: string; provider: string | null; kind: string; message: string; raisedAt: string }[];
-  lastRun: { id: string; provider: string; status: string; startedAt: string; finishedAt: string | null; error: string | null } | null;
+  lastRun: {
+    id: string;
+    provider: string;
+    status: string;
+    startedAt: string;
+    finishedAt: string | null;
+    error: string | null;
+  } | null;
   generatedAt: string;
 };
 
@@ -46,7 +71,11 @@ const TONE_WORD = { good: "within", bad: "over", none: "" } as const;
 
 /** "last 15 min", "last 24 h": the nominal window; the text below says what it actually covers. */
 function windowName(ms: number): string {
-  return ms % 3_600_000 === 0 ? `last ${ms / 3_600_000} h` : ms % 60_000 === 0 ? `last ${ms / 60_000} min` : `last ${Math.round(ms / 1000)} s`;
+  return ms % 3_600_000 === 0
+    ? `last ${ms / 3_600_000} h`
+    : ms % 60_000 === 0
+      ? `last ${ms / 60_000} min`
+      : `last ${Math.round(ms / 1000)} s`;
 }
 
 function AckWindowFigure({ w, slo, big }: { w: AckWindow; slo: number; big: boolean }) {
@@ -55,7 +84,14 @@ function AckWindowFigure({ w, slo, big }: { w: AckWindow; slo: number; big: bool
       <span className={big ? "stat-value" : "ack-day-value"}>{ackText(w.p99)}</span>{" "}
       <span className="small">
         {windowName(w.windowMs)}
-        {w.tone !== "none" && <>, <span className={`tone-${w.tone}`}>{TONE_WORD[w.tone]} the {latency(slo)} objective</span></>}
+        {w.tone !== "none" && (
+          <>
+            ,{" "}
+            <span className={`tone-${w.tone}`}>
+              {TONE_WORD[w.tone]} the {latency(slo)} objective
+            </span>
+          </>
+        )}
       </span>
     </span>
   );
@@ -79,7 +115,15 @@ function AckStat({ ack, now }: { ack: OverviewData["ack"]; now: string }) {
   );
 }
 
-export function OverviewDashboard({ tenant, initial, links }: { tenant: string; initial: OverviewData; links: { claims: boolean; cases: boolean; reconciliation: boolean } }) {
+export function OverviewDashboard({
+  tenant,
+  initial,
+  links,
+}: {
+  tenant: string;
+  initial: OverviewData;
+  links: { claims: boolean; cases: boolean; reconciliation: boolean };
+}) {
   const [days, setDays] = useState<30 | 90>(initial.range.days);
   const { data, error, isFetching } = useQuery({
     queryKey: ["overview", tenant, days],
@@ -93,17 +137,31 @@ export function OverviewDashboard({ tenant, initial, links }: { tenant: string; 
   const caption = `Discrepancies per day, ${data.range.from} to ${data.range.to}: ${plural(data.series.total, "discrepancy", "discrepancies")} on ${plural(data.series.reconciledDays, "reconciled day")}${data.series.providers.length ? ` (${data.series.providers.join(", ")})` : ""}. One area per provider, overlaid; the line is the 7-day average of all providers. Hatched days were not reconciled for at least one provider (unknown, not zero).`;
   return (
     <div className="overview">
-      {error && <p role="alert" className="error">Could not refresh: {error.message}. The figures below may be stale; they retry every {POLL_MS / 1000} s.</p>}
+      {error && (
+        <p role="alert" className="error">
+          Could not refresh: {error.message}. The figures below may be stale; they retry every {POLL_MS / 1000} s.
+        </p>
+      )}
 
       {data.alerts.length > 0 && (
         <section className="alerts" aria-labelledby="alerts-h">
           <h2 id="alerts-h">{plural(data.alerts.length, "uncleared alert")}</h2>
           <ul>
             {data.alerts.map((a) => (
-              <li key={a.id}><strong>{a.kind.replace(/_/g, " ")}{a.provider ? ` · ${a.provider}` : ""}</strong> <span className="muted">since {utc(a.raisedAt, false)} UTC</span><br />{a.message}</li>
+              <li key={a.id}>
+                <strong>
+                  {a.kind.replace(/_/g, " ")}
+                  {a.provider ? ` · ${a.provider}` : ""}
+                </strong>{" "}
+                <span className="muted">since {utc(a.raisedAt, false)} UTC</span>
+                <br />
+                {a.message}
+              </li>
             ))}
           </ul>
-          <p className="small">An alert clears itself when the next reconciliation run finds deliveries flowing again.</p>
+          <p className="small">
+            An alert clears itself when the next reconciliation run finds deliveries flowing again.
+          </p>
         </section>
       )}
 
@@ -113,38 +171,92 @@ export function OverviewDashboard({ tenant, initial, links }: { tenant: string; 
             <h2 id="trend-h">Discrepancies per day</h2>
             <div role="group" aria-label="Range" className="segmented">
               {([30, 90] as const).map((d) => (
-                <button key={d} type="button" aria-pressed={days === d} onClick={() => setDays(d)}>{d} days</button>
+                <button key={d} type="button" aria-pressed={days === d} onClick={() => setDays(d)}>
+                  {d} days
+                </button>
               ))}
             </div>
           </div>
           <div className={`verdict verdict-${tone(v)}`} data-testid="verdict">
-            <span className="verdict-word"><span aria-hidden="true">{ARROW[v.verdict]} </span>{v.verdict}</span>
+            <span className="verdict-word">
+              <span aria-hidden="true">{ARROW[v.verdict]} </span>
+              {v.verdict}
+            </span>
             <span className="verdict-reading">{v.reading}</span>
-            <span className="muted small">Least-squares trend over the {plural(v.days, "reconciled day")} of the last {data.range.days} days{v.verdict === "flat" && v.meanPerDay > 0 ? ": the target is a number trending to zero, not a steady one" : ""}.</span>
+            <span className="muted small">
+              Least-squares trend over the {plural(v.days, "reconciled day")} of the last {data.range.days} days
+              {v.verdict === "flat" && v.meanPerDay > 0
+                ? ": the target is a number trending to zero, not a steady one"
+                : ""}
+              .
+            </span>
           </div>
           {Object.keys(data.verdictByProvider).length > 1 && (
             <ul className="inline-list small">
-              {Object.entries(data.verdictByProvider).map(([p, pv]) => <li key={p}><strong>{p}</strong>: <span className={`tone-${tone(pv)}`}>{pv.verdict}</span>, mean {pv.meanPerDay.toFixed(1)}/day</li>)}
+              {Object.entries(data.verdictByProvider).map(([p, pv]) => (
+                <li key={p}>
+                  <strong>{p}</strong>: <span className={`tone-${tone(pv)}`}>{pv.verdict}</span>, mean{" "}
+                  {pv.meanPerDay.toFixed(1)}/day
+                </li>
+              ))}
             </ul>
           )}
           {data.series.reconciledDays === 0 ? (
             <div className="empty">
               <h3>No reconciled days in this range</h3>
-              <p>The chart fills in as reconciliation runs compare the provider&apos;s settlement with the ledger: daily at the scheduled time, or {links.reconciliation ? <Link href={`/t/${tenant}/reconciliation`}>start one now</Link> : "when someone starts one"}.</p>
+              <p>
+                The chart fills in as reconciliation runs compare the provider&apos;s settlement with the ledger: daily
+                at the scheduled time, or{" "}
+                {links.reconciliation ? (
+                  <Link href={`/t/${tenant}/reconciliation`}>start one now</Link>
+                ) : (
+                  "when someone starts one"
+                )}
+                .
+              </p>
             </div>
           ) : (
             <DiscrepancyChart days={data.series.days} providers={data.series.providers} caption={caption} />
           )}
-          <p className="small" data-testid="discrepancy-total"><strong>{data.series.total}</strong> discrepancies in the last {data.range.days} days, on {plural(data.series.reconciledDays, "reconciled day")}.</p>
+          <p className="small" data-testid="discrepancy-total">
+            <strong>{data.series.total}</strong> discrepancies in the last {data.range.days} days, on{" "}
+            {plural(data.series.reconciledDays, "reconciled day")}.
+          </p>
           <details>
             <summary>The daily counts as a table</summary>
             <table className="table compact" data-testid="discrepancy-table">
               <caption className="visually-hidden">Discrepancies per day and provider</caption>
-              <thead><tr><th scope="col">Day</th>{data.series.providers.map((p) => <th key={p} scope="col" className="num">{p}</th>)}<th scope="col" className="num">Total</th><th scope="col" className="num">7-day average</th></tr></thead>
+              <thead>
+                <tr>
+                  <th scope="col">Day</th>
+                  {data.series.providers.map((p) => (
+                    <th key={p} scope="col" className="num">
+                      {p}
+                    </th>
+                  ))}
+                  <th scope="col" className="num">
+                    Total
+                  </th>
+                  <th scope="col" className="num">
+                    7-day average
+                  </th>
+                </tr>
+              </thead>
               <tbody>
-                {data.series.days.filter((d) => d.total !== null).map((d) => (
-                  <tr key={d.day}><td>{d.day}</td>{data.series.providers.map((p) => <td key={p} className="num">{d.byProvider[p] ?? <span className="muted small">not reconciled</span>}</td>)}<td className="num">{d.total}</td><td className="num">{d.average7 ?? "—"}</td></tr>
-                ))}
+                {data.series.days
+                  .filter((d) => d.total !== null)
+                  .map((d) => (
+                    <tr key={d.day}>
+                      <td>{d.day}</td>
+                      {data.series.providers.map((p) => (
+                        <td key={p} className="num">
+                          {d.byProvider[p] ?? <span className="muted small">not reconciled</span>}
+                        </td>
+                      ))}
+                      <td className="num">{d.total}</td>
+                      <td className="num">{d.average7 ?? "—"}</td>
+                    </tr>
+                  ))}
               </tbody>
             </table>
           </details>
@@ -155,35 +267,74 @@ export function OverviewDashboard({ tenant, initial, links }: { tenant: string; 
           <div className="stat">
             <span className="stat-label">Events received today</span>
             <span className="stat-value">{data.eventsToday.total}</span>
-            <span className="small muted">{data.eventsToday.webhooks} webhooks, {data.eventsToday.fetched} fetched by reconciliation, since 00:00 UTC</span>
+            <span className="small muted">
+              {data.eventsToday.webhooks} webhooks, {data.eventsToday.fetched} fetched by reconciliation, since 00:00
+              UTC
+            </span>
           </div>
           <div className="stat">
             <span className="stat-label">Outbox backlog</span>
             <span className="stat-value">{data.outbox.pending}</span>
-            <span className="small muted">{data.outbox.pending === 0 ? "Every receipt is sent." : `Oldest waiting ${duration(data.outbox.oldestSeconds * 1000)}.`}</span>
+            <span className="small muted">
+              {data.outbox.pending === 0
+                ? "Every receipt is sent."
+                : `Oldest waiting ${duration(data.outbox.oldestSeconds * 1000)}.`}
+            </span>
           </div>
           <div className={`stat ${data.stuck.total ? "stat-bad" : ""}`} data-testid="stuck-count">
             <span className="stat-label">Stuck claims</span>
-            <span className="stat-value">{links.claims ? <Link href={`/t/${tenant}/claims`}>{data.stuck.total}</Link> : data.stuck.total}</span>
-            <span className="small muted">{data.stuck.stale_claim} held over {duration(data.stuck.staleMs)}, {data.stuck.waiting_claim} refunds waiting that long for their payment, {data.stuck.provider_wait} waiting for provider, <span data-testid="stuck-conflicts">{data.stuck.conflict} conflicts</span>, {data.stuck.failed_claim} failed claims, {data.stuck.failed_event} unparseable events</span>
+            <span className="stat-value">
+              {links.claims ? <Link href={`/t/${tenant}/claims`}>{data.stuck.total}</Link> : data.stuck.total}
+            </span>
+            <span className="small muted">
+              {data.stuck.stale_claim} held over {duration(data.stuck.staleMs)}, {data.stuck.waiting_claim} refunds
+              waiting that long for their payment, {data.stuck.provider_wait} waiting for provider,{" "}
+              <span data-testid="stuck-conflicts">{data.stuck.conflict} conflicts</span>, {data.stuck.failed_claim}{" "}
+              failed claims, {data.stuck.failed_event} unparseable events
+            </span>
           </div>
           <div className={`stat ${data.cases.total ? "stat-warn" : ""}`}>
             <span className="stat-label">Open cases</span>
-            <span className="stat-value">{links.cases ? <Link href={`/t/${tenant}/cases`}>{data.cases.total}</Link> : data.cases.total}</span>
-            <span className="small muted">{data.cases.OPEN} to decide, {data.cases.PROPOSED} awaiting approval, {data.cases.WAITING} waiting for the next run, {data.cases.ESCALATED} escalated</span>
+            <span className="stat-value">
+              {links.cases ? <Link href={`/t/${tenant}/cases`}>{data.cases.total}</Link> : data.cases.total}
+            </span>
+            <span className="small muted">
+              {data.cases.OPEN} to decide, {data.cases.PROPOSED} awaiting approval, {data.cases.WAITING} waiting for the
+              next run, {data.cases.ESCALATED} escalated
+            </span>
           </div>
           <div className={`stat ${data.alerts.length ? "stat-bad" : ""}`}>
             <span className="stat-label">Uncleared alerts</span>
             <span className="stat-value">{data.alerts.length}</span>
-            <span className="small muted">{data.alerts.length ? "Listed at the top of this page." : "Webhooks are arriving for what providers settle."}</span>
+            <span className="small muted">
+              {data.alerts.length
+                ? "Listed at the top of this page."
+                : "Webhooks are arriving for what providers settle."}
+            </span>
           </div>
           <div className="stat">
             <span className="stat-label">Last reconciliation</span>
             {data.lastRun ? (
-              <span>{links.reconciliation ? <Link href={`/t/${tenant}/reconciliation/${data.lastRun.id}`}>Run #{data.lastRun.id}</Link> : `Run #${data.lastRun.id}`} · {data.lastRun.provider} · <span className={data.lastRun.status === "FAILED" ? "tone-bad" : ""}>{data.lastRun.status.toLowerCase()}</span><br /><span className="small muted">started {utc(data.lastRun.startedAt, false)} UTC</span></span>
-            ) : <span className="small muted">None yet.</span>}
+              <span>
+                {links.reconciliation ? (
+                  <Link href={`/t/${tenant}/reconciliation/${data.lastRun.id}`}>Run #{data.lastRun.id}</Link>
+                ) : (
+                  `Run #${data.lastRun.id}`
+                )}{" "}
+                · {data.lastRun.provider} ·{" "}
+                <span className={data.lastRun.status === "FAILED" ? "tone-bad" : ""}>
+                  {data.lastRun.status.toLowerCase()}
+                </span>
+                <br />
+                <span className="small muted">started {utc(data.lastRun.startedAt, false)} UTC</span>
+              </span>
+            ) : (
+              <span className="small muted">None yet.</span>
+            )}
           </div>
-          <p className="small muted" aria-busy={isFetching}>Updated {utc(data.generatedAt)} UTC; refreshes every {POLL_MS / 1000} s.</p>
+          <p className="small muted" aria-busy={isFetching}>
+            Updated {utc(data.generatedAt)} UTC; refreshes every {POLL_MS / 1000} s.
+          </p>
         </aside>
       </div>
     </div>

@@ -7,17 +7,27 @@ export type NotReconciledLine = { row: number; reference: string; category: stri
 export function NotReconciled({ count, lines }: { count: number; lines: NotReconciledLine[] }) {
   return (
     <section aria-labelledby="NOT_RECONCILED">
-      <h2 id="NOT_RECONCILED">Not reconciled <span className="muted">({count})</span></h2>
+      <h2 id="NOT_RECONCILED">
+        Not reconciled <span className="muted">({count})</span>
+      </h2>
       <p className="muted small">
-        Settled lines about money other than payments and refunds (fees, disputes, chargebacks, adjustments), and refund failures, which also turn their refund into a
-        mismatch. Tally does not reconcile these yet; they are listed so none goes unseen.
+        Settled lines about money other than payments and refunds (fees, disputes, chargebacks, adjustments), and refund
+        failures, which also turn their refund into a mismatch. Tally does not reconcile these yet; they are listed so
+        none goes unseen.
       </p>
       {count === 0 ? (
         <p className="muted">None in this run.</p>
       ) : (
         <table className="table">
           <thead>
-            <tr><th scope="col">Row</th><th scope="col">Category</th><th scope="col">Reference</th><th scope="col" className="num">Amount</th></tr>
+            <tr>
+              <th scope="col">Row</th>
+              <th scope="col">Category</th>
+              <th scope="col">Reference</th>
+              <th scope="col" className="num">
+                Amount
+              </th>
+            </tr>
           </thead>
           <tbody>
             {lines.map((l) => (
@@ -31,7 +41,11 @@ export function NotReconciled({ count, lines }: { count: number; lines: NotRecon
           </tbody>
         </table>
       )}
-      {count > lines.length && <p className="muted small">Showing the first {lines.length} of {count}.</p>}
+      {count > lines.length && (
+        <p className="muted small">
+          Showing the first {lines.length} of {count}.
+        </p>
+      )}
     </section>
   );
 }

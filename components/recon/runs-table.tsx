@@ -56,47 +56,92 @@ export function RunsTable({ tenant, before, initial }: { tenant: string; before:
   });
   return (
     <>
-      {error && <p role="alert" className="error">Could not refresh: {error.message}. The list may be stale; it retries every 10 s.</p>}
+      {error && (
+        <p role="alert" className="error">
+          Could not refresh: {error.message}. The list may be stale; it retries every 10 s.
+        </p>
+      )}
       {data.runs.length === 0 ? (
         <div className="empty">
           <h3>No reconciliation runs yet</h3>
-          <p>Start one above against the provider&apos;s settlement API, or upload a settlement report. The worker also runs one every day at the scheduled time for each provider with an API key.</p>
+          <p>
+            Start one above against the provider&apos;s settlement API, or upload a settlement report. The worker also
+            runs one every day at the scheduled time for each provider with an API key.
+          </p>
         </div>
       ) : (
         <TableScroll label="Reconciliation runs">
-        <table className="table" data-testid="runs-table">
-          <caption className="visually-hidden">Reconciliation runs, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Run</th><th scope="col">Window (UTC)</th><th scope="col">Source</th><th scope="col">Started by</th>
-              <th scope="col" className="num">Matched</th><th scope="col" className="num"><abbr title="theirs, not ours: settled by the provider, never received">Theirs only</abbr></th><th scope="col" className="num"><abbr title="ours, not theirs: posted by us, unknown to the provider">Ours only</abbr></th><th scope="col" className="num">Mismatch</th>
-              <th scope="col" className="num">Took</th><th scope="col">Outcome</th>
-            </tr>
-          </thead>
-          <tbody>
-            {data.runs.map((r) => (
-              <tr key={r.id}>
-                <td><Link href={`/t/${tenant}/reconciliation/${r.id}`}>#{r.id}</Link> <span className="muted">{r.provider}</span></td>
-                <td>{windowText(r)}</td>
-                <td>{r.source === "CSV" ? "report" : "API"}<div className="small muted">{r.sourceName ?? ""}</div></td>
-                <td data-testid="run-started-by">{r.startedBy.label}<div className="small muted">{utc(r.startedAt, false)}</div></td>
-                <td className="num">{r.status === "FAILED" ? "—" : r.matched}</td>
-                <td className="num">{r.status === "FAILED" ? "—" : r.theirsNotOurs}</td>
-                <td className="num">{r.status === "FAILED" ? "—" : r.oursNotTheirs}</td>
-                <td className="num">{r.status === "FAILED" ? "—" : r.mismatched}</td>
-                <td className="num">{r.durationMs === null ? "—" : r.durationMs < 1000 ? `${r.durationMs} ms` : duration(r.durationMs)}</td>
-                <td className="outcome">
-                  <span className={r.status === "FAILED" ? "tone-bad" : r.status === "RUNNING" ? "tone-warn" : "tone-good"}>{r.status.toLowerCase()}</span>
-                  {r.silenceAlert && <div className="small tone-bad">webhook silence</div>}
-                  {r.error && <div className="small error">{r.error}</div>}
-                </td>
+          <table className="table" data-testid="runs-table">
+            <caption className="visually-hidden">Reconciliation runs, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Run</th>
+                <th scope="col">Window (UTC)</th>
+                <th scope="col">Source</th>
+                <th scope="col">Started by</th>
+                <th scope="col" className="num">
+                  Matched
+                </th>
+                <th scope="col" className="num">
+                  <abbr title="theirs, not ours: settled by the provider, never received">Theirs only</abbr>
+                </th>
+                <th scope="col" className="num">
+                  <abbr title="ours, not theirs: posted by us, unknown to the provider">Ours only</abbr>
+                </th>
+                <th scope="col" className="num">
+                  Mismatch
+                </th>
+                <th scope="col" className="num">
+                  Took
+                </th>
+                <th scope="col">Outcome</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {data.runs.map((r) => (
+                <tr key={r.id}>
+                  <td>
+                    <Link href={`/t/${tenant}/reconciliation/${r.id}`}>#{r.id}</Link>{" "}
+                    <span className="muted">{r.provider}</span>
+                  </td>
+                  <td>{windowText(r)}</td>
+                  <td>
+                    {r.source === "CSV" ? "report" : "API"}
+                    <div className="small muted">{r.sourceName ?? ""}</div>
+                  </td>
+                  <td data-testid="run-started-by">
+                    {r.startedBy.label}
+                    <div className="small muted">{utc(r.startedAt, false)}</div>
+                  </td>
+                  <td className="num">{r.status === "FAILED" ? "—" : r.matched}</td>
+                  <td className="num">{r.status === "FAILED" ? "—" : r.theirsNotOurs}</td>
+                  <td className="num">{r.status === "FAILED" ? "—" : r.oursNotTheirs}</td>
+                  <td className="num">{r.status === "FAILED" ? "—" : r.mismatched}</td>
+                  <td className="num">
+                    {r.durationMs === null ? "—" : r.durationMs < 1000 ? `${r.durationMs} ms` : duration(r.durationMs)}
+                  </td>
+                  <td className="outcome">
+                    <span
+                      className={
+                        r.status === "FAILED" ? "tone-bad" : r.status === "RUNNING" ? "tone-warn" : "tone-good"
+                      }
+                    >
+                      {r.status.toLowerCase()}
+                    </span>
+                    {r.silenceAlert && <div className="small tone-bad">webhook silence</div>}
+                    {r.error && <div className="small error">{r.error}</div>}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
         </TableScroll>
       )}
-      {data.nextBefore && <nav aria-label="Pages" className="pager"><Link href={`/t/${tenant}/reconciliation?before=${data.nextBefore}`}>Older runs →</Link></nav>}
+      {data.nextBefore && (
+        <nav aria-label="Pages" className="pager">
+          <Link href={`/t/${tenant}/reconciliation?before=${data.nextBefore}`}>Older runs →</Link>
+        </nav>
+      )}
     </>
   );
 }

@@ -5,12 +5,25 @@ import { createInterface } from "node:readline";
 import type { Day, DayOptions, Delivery } from "@/dev/simulator/day";
 import type { SimMovement } from "@/dev/simulator/payloads";
 
-export type DayHeader = { kind: "day"; version: 1; options: Required<DayOptions>; movements: SimMovement[]; dropped: string[] };
+export type DayHeader = {
+  kind: "day";
+  version: 1;
+  options: Required<DayOptions>;
+  movements: SimMovement[];
+  dropped: string[];
+};
 
 export async function writeDayFile(file: string, day: Day): Promise<void> {
   const out = createWriteStream(file);
-  const write = (line: object) => (out.write(JSON.stringify(line) + "\n") ? Promise.resolve() : new Promise<void>((r) => out.once("drain", () => r())));
-  const header: DayHeader = { kind: "day", version: 1, options: day.options, movements: day.movements, dropped: day.dropped.map((m) => `${m.tenant}:${m.provider}:${m.reference}`) };
+  const write = (line: object) =>
+    out.write(`${JSON.stringify(line)}\n`) ? Promise.resolve() : new Promise<void>((r) => out.once("drain", () => r()));
+  const header: DayHeader = {
+    kind: "day",
+    version: 1,
+    options: day.options,
+    movements: day.movements,
+    dropped: day.dropped.map((m) => `${m.tenant}:${m.provider}:${m.reference}`),
+  };
   await write(header);
   for (const d of day.deliveries) await write({ kind: "delivery", ...d });
   await new Promise<void>((resolve, reject) => out.end((e?: Error | null) => (e ? reject(e) : resolve())));

@@ -34,7 +34,17 @@ const answers: { d: Delivery; status: number }[] = [];
 
 beforeAll(async () => {
   tenants = [await aTenant(), await aTenant()];
-  day = generateDay({ seed: 20261201, events: 800, tenants: tenants.map((t) => t.slug), dayStart, refundRate: 0.15, ignoredRate: 0.08, malformedRate: 0.02, badSignatureRate: 0.03, sharedReferenceRate: 0.05 });
+  day = generateDay({
+    seed: 20261201,
+    events: 800,
+    tenants: tenants.map((t) => t.slug),
+    dayStart,
+    refundRate: 0.15,
+    ignoredRate: 0.08,
+    malformedRate: 0.02,
+    badSignatureRate: 0.03,
+    sharedReferenceRate: 0.05,
+  });
   const accounts = new FlutterwaveAccounts();
   const paypalApps = new PaypalAccounts();
   apis = await startLocalProviderApis({ flutterwave: accounts, paypal: paypalApps });
@@ -43,32 +53,50 @@ beforeAll(async () => {
   resetConfigForTests();
   for (const t of tenants) {
     const flutterwaveKey = `FLWSECK_TEST-${generateSecret("flutterwave").slice(0, 32)}-X`;
-    accounts.add(flutterwaveKey, day.movements.filter((m) => m.tenant === t.slug));
+    accounts.add(
+      flutterwaveKey,
+      day.movements.filter((m) => m.tenant === t.slug),
+    );
     const webhookId = `WH-${generateSecret("paypal").slice(0, 17).toUpperCase()}`;
     // PayPal signs for the webhook id in the endpoint's settings; its secret goes unused.
     // and the worker confirms each capture and refund with PayPal's API before posting.
-    const paypalApp = { clientId: `AV${generateSecret("paypal").slice(0, 20)}`, clientSecret: `EP${generateSecret("paypal").slice(0, 20)}` };
-    paypalApps.add(paypalApp.clientId, paypalApp.clientSecret, day.movements.filter((m) => m.tenant === t.slug));
+    const paypalApp = {
+      clientId: `AV${generateSecret("paypal").slice(0, 20)}`,
+      clientSecret: `EP${generateSecret("paypal").slice(0, 20)}`,
+    };
+    paypalApps.add(
+      paypalApp.clientId,
+      paypalApp.clientSecret,
+      day.movements.filter((m) => m.tenant === t.slug),
+    );
     await anEndpoint(t, "paypal", { settings: { webhookId, ...paypalApp, apiBaseUrl: apis.url } });
     secrets.set(t.slug, {
       stripe: t.stripeSecret,
       standard: t.standardSecret,
       adyen: await anEndpoint(t, "adyen"),
       paystack: await anEndpoint(t, "paystack"),
-      flutterwave: await anEndpoint(t, "flutterwave", { settings: { secretKey: flutterwaveKey, apiBaseUrl: apis.url } }),
+      flutterwave: await anEndpoint(t, "flutterwave", {
+        settings: { secretKey: flutterwaveKey, apiBaseUrl: apis.url },
+      }),
       paypal: webhookId,
     });
   }
   route = await startRouteServer();
   const queue = [...day.deliveries];
-  await Promise.all(Array.from({ length: 8 }, async () => {
-    for (let d = queue.shift(); d; d = queue.shift()) {
-      const signed = signedDelivery(d, secrets.get(d.tenant)!, { paypal: apis.paypal });
-      const res = await fetch(`${route.url}/api/webhooks/${d.tenant}/${d.provider}`, { method: "POST", headers: signed.headers, body: signed.body });
-      await res.arrayBuffer();
-      answers.push({ d, status: res.status });
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      for (let d = queue.shift(); d; d = queue.shift()) {
+        const signed = signedDelivery(d, secrets.get(d.tenant)!, { paypal: apis.paypal });
+        const res = await fetch(`${route.url}/api/webhooks/${d.tenant}/${d.provider}`, {
+          method: "POST",
+          headers: signed.headers,
+          body: signed.body,
+        });
+        await res.arrayBuffer();
+        answers.push({ d, status: res.status });
+      }
+    }),
+  );
   await drainAll();
 });
 
@@ -79,22 +107,41 @@ afterAll(async () => {
   resetConfigForTests();
 });
 
-const key = (tenant: string, provider: string | null, reference: string | null, kind: string) => `${tenant}|${provider}|${reference}|${kind}`;
+const key = (tenant: string, provider: string | null, reference: string | null, kind: string) =>
+  `${tenant}|${provider}|${reference}|${kind}`;
 
 describe("a generated day of all six providers through the webhook route and the worker", () => {
   it("covers every provider, with refunds, Adyen batches, retries, reformatting, second types, ignored and malformed bodies, bad signatures and shared references", () => {
-    const notes = (provider: string) => new Set(day.deliveries.filter((d) => d.provider === provider).map((d) => d.note));
+    const notes = (provider: string) =>
+      new Set(day.deliveries.filter((d) => d.provider === provider).map((d) => d.note));
     for (const provider of SIM_PROVIDERS) {
-      expect([provider, ["first", "retry", "ignored"].every((n) => notes(provider).has(n as Delivery["note"]))]).toEqual([provider, true]);
-      expect([provider, day.movements.some((m) => m.provider === provider && m.kind === "PAYMENT")]).toEqual([provider, true]);
-      if (provider !== "flutterwave") expect([provider, day.movements.some((m) => m.provider === provider && m.kind === "REFUND")]).toEqual([provider, true]);
+      expect([
+        provider,
+        ["first", "retry", "ignored"].every((n) => notes(provider).has(n as Delivery["note"])),
+      ]).toEqual([provider, true]);
+      expect([provider, day.movements.some((m) => m.provider === provider && m.kind === "PAYMENT")]).toEqual([
+        provider,
+        true,
+      ]);
+      if (provider !== "flutterwave")
+        expect([provider, day.movements.some((m) => m.provider === provider && m.kind === "REFUND")]).toEqual([
+          provider,
+          true,
+        ]);
     }
     expect(day.movements.some((m) => m.provider === "flutterwave" && m.kind === "REFUND")).toBe(false);
     expect(day.deliveries.some((d) => d.provider === "adyen" && (d.references?.length ?? 0) >= 3)).toBe(true);
-    for (const note of ["reformatted", "second-type", "malformed"] as const) expect([note, day.deliveries.some((d) => d.note === note)]).toEqual([note, true]);
+    for (const note of ["reformatted", "second-type", "malformed"] as const)
+      expect([note, day.deliveries.some((d) => d.note === note)]).toEqual([note, true]);
     expect(day.deliveries.some((d) => d.signature === "invalid")).toBe(true);
     const payments = day.movements.filter((m) => m.kind === "PAYMENT");
-    expect(payments.some((m) => payments.some((x) => x !== m && x.provider === m.provider && x.reference === m.reference && x.tenant !== m.tenant))).toBe(true);
+    expect(
+      payments.some((m) =>
+        payments.some(
+          (x) => x !== m && x.provider === m.provider && x.reference === m.reference && x.tenant !== m.tenant,
+        ),
+      ),
+    ).toBe(true);
   });
 
   it("accepts every delivery signed with the tenant's secrets and refuses every other with 401", () => {
@@ -113,8 +160,13 @@ describe("a generated day of all six providers through the webhook route and the
         seen.set(k, (seen.get(k) ?? 0) + 1);
         const m = truth.get(k);
         const customer = p.legs.find((l) => l.account.startsWith("customer:"));
-        const expected = m && { account: `customer:${m.account}`, amount: String(m.kind === "PAYMENT" ? -m.amount : m.amount), currency: m.currency };
-        if (JSON.stringify(customer) !== JSON.stringify(expected)) wrong.push(`${k}: ${JSON.stringify(customer)}, truth ${JSON.stringify(expected)}`);
+        const expected = m && {
+          account: `customer:${m.account}`,
+          amount: String(m.kind === "PAYMENT" ? -m.amount : m.amount),
+          currency: m.currency,
+        };
+        if (JSON.stringify(customer) !== JSON.stringify(expected))
+          wrong.push(`${k}: ${JSON.stringify(customer)}, truth ${JSON.stringify(expected)}`);
       }
     }
     expect(wrong).toEqual([]);
@@ -125,13 +177,17 @@ describe("a generated day of all six providers through the webhook route and the
 
   it("leaves every customer balance equal to the day's truth, the ledger's invariants holding, and only the malformed bodies failed", async () => {
     const actual = new Map<string, bigint>();
-    for (const t of tenants) for (const b of (await exportLedger(t.id, t.slug)).balances) if (b.account.startsWith("customer:")) actual.set(`${t.slug}|${b.account}|${b.currency}`, BigInt(b.amount));
+    for (const t of tenants)
+      for (const b of (await exportLedger(t.id, t.slug)).balances)
+        if (b.account.startsWith("customer:")) actual.set(`${t.slug}|${b.account}|${b.currency}`, BigInt(b.amount));
     // The export leaves out balances that came back to zero (a payment refunded in full).
     expect(actual).toEqual(new Map([...expectedBalances(day.movements)].filter(([, amount]) => amount !== 0n)));
     for (const t of tenants) expect(await ledgerViolations(t.id)).toEqual([]);
     const ids = tenants.map((t) => t.id);
     expect(await prisma.processedEvent.count({ where: { tenantId: { in: ids }, status: { not: "DONE" } } })).toBe(0);
-    expect(await prisma.rawEvent.count({ where: { tenantId: { in: ids }, status: "FAILED" } })).toBe(day.deliveries.filter((d) => d.note === "malformed").length);
+    expect(await prisma.rawEvent.count({ where: { tenantId: { in: ids }, status: "FAILED" } })).toBe(
+      day.deliveries.filter((d) => d.note === "malformed").length,
+    );
   });
 });
 
@@ -172,6 +228,8 @@ describe("determinism", () => {
     expect(share(weighted, "paypal")).toBeGreaterThan(share(weighted, "paystack"));
     const listed = generateDay({ ...options, events: 4000, providers: ["paystack", "paypal"] });
     expect(new Set(listed.deliveries.map((d) => d.provider))).toEqual(new Set(["paystack", "paypal"]));
-    expect(() => generateDay({ ...options, providers: ["stripe", "mollie" as "stripe"] })).toThrow('unknown provider "mollie"');
+    expect(() => generateDay({ ...options, providers: ["stripe", "mollie" as "stripe"] })).toThrow(
+      'unknown provider "mollie"',
+    );
   });
 });

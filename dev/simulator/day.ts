@@ -10,7 +10,14 @@ import { scriptFor } from "@/dev/simulator/payloads";
 import { seeded, type Random } from "@/lib/providers/simulation/random";
 import { isSimProvider, SIM_PROVIDERS, type SimMovement, type SimProvider } from "@/lib/providers/simulation/script";
 
-export type DeliveryNote = "first" | "retry" | "reformatted" | "second-type" | "ignored" | "malformed" | "bad-signature";
+export type DeliveryNote =
+  | "first"
+  | "retry"
+  | "reformatted"
+  | "second-type"
+  | "ignored"
+  | "malformed"
+  | "bad-signature";
 
 export type Delivery = {
   seq: number;
@@ -32,7 +39,14 @@ export type Delivery = {
 export type ProviderWeights = Partial<Record<SimProvider, number>>;
 
 /** All six, weighted towards Stripe (an Adyen delivery carries three movements on average, so it is drawn less). */
-export const DEFAULT_PROVIDER_WEIGHTS: ProviderWeights = { stripe: 4, standard: 1, adyen: 1, paystack: 1, flutterwave: 1, paypal: 2 };
+export const DEFAULT_PROVIDER_WEIGHTS: ProviderWeights = {
+  stripe: 4,
+  standard: 1,
+  adyen: 1,
+  paystack: 1,
+  flutterwave: 1,
+  paypal: 2,
+};
 
 export type DayOptions = {
   seed: number;
@@ -53,11 +67,18 @@ export type DayOptions = {
   sharedReferenceRate?: number;
 };
 
-export type Day = { movements: SimMovement[]; deliveries: Delivery[]; dropped: SimMovement[]; options: Required<DayOptions> };
+export type Day = {
+  movements: SimMovement[];
+  deliveries: Delivery[];
+  dropped: SimMovement[];
+  options: Required<DayOptions>;
+};
 
 /** The providers to draw from, with their weights; throws on an unknown name or a weight that is not positive. */
 export function providerWeights(providers: readonly SimProvider[] | ProviderWeights): [SimProvider, number][] {
-  const entries: [string, number][] = Array.isArray(providers) ? providers.map((p) => [p, 1]) : Object.entries(providers as ProviderWeights).map(([p, w]) => [p, w ?? 0]);
+  const entries: [string, number][] = Array.isArray(providers)
+    ? providers.map((p) => [p, 1])
+    : Object.entries(providers as ProviderWeights).map(([p, w]) => [p, w ?? 0]);
   for (const [p, w] of entries) {
     if (!isSimProvider(p)) throw new Error(`unknown provider "${p}" (known: ${SIM_PROVIDERS.join(", ")})`);
     if (!(Number.isFinite(w) && w > 0)) throw new Error(`provider ${p}: weight must be a positive number, got ${w}`);
@@ -68,7 +89,10 @@ export function providerWeights(providers: readonly SimProvider[] | ProviderWeig
 
 /** "stripe,adyen" (drawn equally) or "stripe=4,adyen=1" (weighted), as the CLIs take it; throws naming what is wrong. */
 export function providersFromText(text: string): SimProvider[] | ProviderWeights {
-  const parts = text.split(",").map((p) => p.trim()).filter(Boolean);
+  const parts = text
+    .split(",")
+    .map((p) => p.trim())
+    .filter(Boolean);
   const weighted = parts.some((p) => p.includes("="));
   const entries = parts.map((p) => {
     const [name, weight] = p.split("=");
@@ -138,13 +162,23 @@ export function generateDay(input: DayOptions): Day {
     if (script.refunds && earlier.length > 0 && r.chance(o.refundRate)) {
       const payment = r.pick(earlier);
       const amount = script.refundAmount(payment, refunded.get(payment) ?? 0, r.pick([1, 0.5, 0.25]));
-      const reference = script.refundReference(r, count(key + "r"), count(provider + "#r"));
+      const reference = script.refundReference(r, count(`${key}r`), count(`${provider}#r`));
       if (taken.has(`${key}/${reference}`)) return null;
       taken.add(`${key}/${reference}`);
       const total = (refunded.get(payment) ?? 0) + amount;
       refunded.set(payment, total);
       if (script.refundAmount(payment, total, 1) <= 0) earlier.splice(earlier.indexOf(payment), 1);
-      return { tenant, provider, kind: "REFUND", reference, paymentReference: payment.reference, account: payment.account, amount, currency: payment.currency, created: Math.max(payment.created + 1, at) };
+      return {
+        tenant,
+        provider,
+        kind: "REFUND",
+        reference,
+        paymentReference: payment.reference,
+        account: payment.account,
+        amount,
+        currency: payment.currency,
+        created: Math.max(payment.created + 1, at),
+      };
     }
     const [currency, amount] = script.money(r);
     let reference = script.paymentReference(r, count(key));
@@ -155,7 +189,17 @@ export function generateDay(input: DayOptions): Day {
     }
     if (taken.has(`${key}/${reference}`)) return null;
     taken.add(`${key}/${reference}`);
-    const m: SimMovement = { tenant, provider, kind: "PAYMENT", reference, ...script.paymentDetails?.(reference, count(provider + "#p")), account: `acct_${tenant.slice(0, 8)}_${String(r.int(1, accounts)).padStart(4, "0")}`, amount, currency, created: at };
+    const m: SimMovement = {
+      tenant,
+      provider,
+      kind: "PAYMENT",
+      reference,
+      ...script.paymentDetails?.(reference, count(`${provider}#p`)),
+      account: `acct_${tenant.slice(0, 8)}_${String(r.int(1, accounts)).padStart(4, "0")}`,
+      amount,
+      currency,
+      created: at,
+    };
     if (!paymentsOf.has(provider)) paymentsOf.set(provider, []);
     paymentsOf.get(provider)!.push(m);
     return m;
@@ -170,17 +214,51 @@ export function generateDay(input: DayOptions): Day {
   };
 
   /** Sends each body once (the first perhaps badly signed, then retried), then the provider's retries, some reformatted. */
-  const announce = (tenant: string, provider: SimProvider, bodies: Announcement[], messageId: string, firstNote: "first" | "ignored" = "first") => {
+  const announce = (
+    tenant: string,
+    provider: SimProvider,
+    bodies: Announcement[],
+    messageId: string,
+    firstNote: "first" | "ignored" = "first",
+  ) => {
     const script = scriptFor(provider);
     bodies.forEach(({ body, reference, references }, i) => {
       const refs = references ? { references } : {};
       const badSignature = i === 0 && r.chance(o.badSignatureRate);
-      push({ tenant, provider, body: JSON.stringify(body), signature: badSignature ? "invalid" : "valid", messageId: i === 0 ? messageId : r.id("msg_"), note: i === 0 ? firstNote : "second-type", reference, ...refs });
+      push({
+        tenant,
+        provider,
+        body: JSON.stringify(body),
+        signature: badSignature ? "invalid" : "valid",
+        messageId: i === 0 ? messageId : r.id("msg_"),
+        note: i === 0 ? firstNote : "second-type",
+        reference,
+        ...refs,
+      });
       // A refused delivery is retried by the provider, correctly signed this time.
-      if (badSignature) push({ tenant, provider, body: JSON.stringify(body), signature: "valid", messageId, note: "retry", reference, ...refs });
+      if (badSignature)
+        push({
+          tenant,
+          provider,
+          body: JSON.stringify(body),
+          signature: "valid",
+          messageId,
+          note: "retry",
+          reference,
+          ...refs,
+        });
       while (r.chance(o.retryRate)) {
         const reformatted = r.chance(o.reformatRate);
-        push({ tenant, provider, body: JSON.stringify(reformatted ? script.reformat(body, r) : body), signature: "valid", messageId, note: reformatted ? "reformatted" : "retry", reference, ...refs });
+        push({
+          tenant,
+          provider,
+          body: JSON.stringify(reformatted ? script.reformat(body, r) : body),
+          signature: "valid",
+          messageId,
+          note: reformatted ? "reformatted" : "retry",
+          reference,
+          ...refs,
+        });
       }
     });
   };
@@ -219,7 +297,16 @@ export function generateDay(input: DayOptions): Day {
       for (const other of others) later.push({ body: adyenBatch([other]), reference: m.reference, references: [] });
       return item!;
     });
-    announce(tenant, "adyen", [{ body: adyenBatch(items), reference: money[0]?.reference ?? null, references: money.map((m) => m.reference) }, ...later], messageId, money.length > 0 ? "first" : "ignored");
+    announce(
+      tenant,
+      "adyen",
+      [
+        { body: adyenBatch(items), reference: money[0]?.reference ?? null, references: money.map((m) => m.reference) },
+        ...later,
+      ],
+      messageId,
+      money.length > 0 ? "first" : "ignored",
+    );
   };
 
   while (deliveries.length < o.events) {
@@ -229,11 +316,27 @@ export function generateDay(input: DayOptions): Day {
     const at = created();
 
     if (r.chance(o.ignoredRate)) {
-      push({ tenant, provider, body: JSON.stringify(script.ignored(r, at)), signature: "valid", messageId: r.id("msg_"), note: "ignored", reference: null });
+      push({
+        tenant,
+        provider,
+        body: JSON.stringify(script.ignored(r, at)),
+        signature: "valid",
+        messageId: r.id("msg_"),
+        note: "ignored",
+        reference: null,
+      });
       continue;
     }
     if (r.chance(o.malformedRate)) {
-      push({ tenant, provider, body: script.malformed(r, at), signature: "valid", messageId: r.id("msg_"), note: "malformed", reference: null });
+      push({
+        tenant,
+        provider,
+        body: script.malformed(r, at),
+        signature: "valid",
+        messageId: r.id("msg_"),
+        note: "malformed",
+        reference: null,
+      });
       continue;
     }
     if (provider === "adyen") {
@@ -251,7 +354,12 @@ export function generateDay(input: DayOptions): Day {
     delivered(m);
     const messageId = r.id("msg_");
     const events = script.events(m, r, script.secondTypeOf === m.kind && r.chance(o.secondTypeRate));
-    announce(tenant, provider, events.map((body) => ({ body, reference: m.reference })), messageId);
+    announce(
+      tenant,
+      provider,
+      events.map((body) => ({ body, reference: m.reference })),
+      messageId,
+    );
   }
   return { movements, deliveries: r.shuffle(deliveries), dropped, options: o };
 }

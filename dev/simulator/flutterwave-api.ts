@@ -14,7 +14,8 @@ export class FlutterwaveAccounts {
   /** The tenant's Flutterwave payments, visible to its secret key. */
   add(secretKey: string, movements: readonly SimMovement[]): this {
     const mine = this.byKey.get(secretKey) ?? new Map<string, SimMovement>();
-    for (const m of movements) if (m.provider === "flutterwave" && m.kind === "PAYMENT" && m.lookupId) mine.set(m.lookupId, m);
+    for (const m of movements)
+      if (m.provider === "flutterwave" && m.kind === "PAYMENT" && m.lookupId) mine.set(m.lookupId, m);
     this.byKey.set(secretKey, mine);
     return this;
   }
@@ -27,14 +28,25 @@ export class FlutterwaveAccounts {
 }
 
 /** Answers the verify endpoint; false when the request is for something else. */
-export function serveFlutterwaveVerify(req: IncomingMessage, res: ServerResponse, accounts: FlutterwaveAccounts): boolean {
+export function serveFlutterwaveVerify(
+  req: IncomingMessage,
+  res: ServerResponse,
+  accounts: FlutterwaveAccounts,
+): boolean {
   const match = /^\/v3\/transactions\/([^/]+)\/verify$/.exec(new URL(req.url ?? "/", "http://sim").pathname);
   if (req.method !== "GET" || !match) return false;
-  const send = (status: number, body: unknown) => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+  const send = (status: number, body: unknown) =>
+    res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
   const key = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1] ?? "";
   const found = accounts.lookup(key, decodeURIComponent(match[1]!));
-  if (found === "unknown_key") return send(401, { status: "error", message: "Invalid authorization key", data: null }), true;
-  if (found === "not_found") return send(400, { status: "error", message: "No transaction was found for this id", data: null }), true;
-  send(200, { status: "success", message: "Transaction fetched successfully", data: { ...flutterwaveTransaction(found), amount_settled: flutterwaveAmount(found) } });
+  if (found === "unknown_key")
+    return (send(401, { status: "error", message: "Invalid authorization key", data: null }), true);
+  if (found === "not_found")
+    return (send(400, { status: "error", message: "No transaction was found for this id", data: null }), true);
+  send(200, {
+    status: "success",
+    message: "Transaction fetched successfully",
+    data: { ...flutterwaveTransaction(found), amount_settled: flutterwaveAmount(found) },
+  });
   return true;
 }

@@ -6,8 +6,13 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { serveFlutterwaveVerify, type FlutterwaveAccounts } from "@/dev/simulator/flutterwave-api";
-import { PaypalAccounts, servePaypalApi } from "@/dev/simulator/paypal-api";
-import { certificateUrl, servePaypalCertificate, simulatorPaypalCertificate, type PaypalSigning } from "@/dev/simulator/paypal-certificate";
+import { type PaypalAccounts, servePaypalApi } from "@/dev/simulator/paypal-api";
+import {
+  certificateUrl,
+  servePaypalCertificate,
+  simulatorPaypalCertificate,
+  type PaypalSigning,
+} from "@/dev/simulator/paypal-certificate";
 
 export type LocalProviderApis = { url: string; paypal: PaypalSigning; close(): Promise<void> };
 
@@ -22,13 +27,19 @@ export function localCertificatePrefix(prefixes: readonly string[]): URL | null 
   return null;
 }
 
-export async function startLocalProviderApis(o: { flutterwave: FlutterwaveAccounts; paypal: PaypalAccounts; certificatePrefix?: URL | null }): Promise<LocalProviderApis> {
+export async function startLocalProviderApis(o: {
+  flutterwave: FlutterwaveAccounts;
+  paypal: PaypalAccounts;
+  certificatePrefix?: URL | null;
+}): Promise<LocalProviderApis> {
   let certUrl = "";
   const server = http.createServer((req, res) => {
     if (servePaypalCertificate(req, res, certUrl)) return;
     if (serveFlutterwaveVerify(req, res, o.flutterwave)) return;
     if (servePaypalApi(req, res, o.paypal)) return;
-    res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ status: "error", message: `No route for ${req.method} ${req.url}` }));
+    res
+      .writeHead(404, { "content-type": "application/json" })
+      .end(JSON.stringify({ status: "error", message: `No route for ${req.method} ${req.url}` }));
   });
   const prefix = o.certificatePrefix ?? null;
   const host = prefix ? prefix.hostname.replace(/^\[|\]$/g, "") : "127.0.0.1";
@@ -38,5 +49,9 @@ export async function startLocalProviderApis(o: { flutterwave: FlutterwaveAccoun
   });
   const url = `http://${host.includes(":") ? `[${host}]` : host}:${(server.address() as AddressInfo).port}`;
   certUrl = certificateUrl(prefix ? prefix.href : `${url}/v1/notifications/certs/`);
-  return { url, paypal: { privateKey: simulatorPaypalCertificate().privateKey, certUrl }, close: () => new Promise((r) => server.close(() => r())) };
+  return {
+    url,
+    paypal: { privateKey: simulatorPaypalCertificate().privateKey, certUrl },
+    close: () => new Promise((r) => server.close(() => r())),
+  };
 }

@@ -13,7 +13,10 @@ const TOKEN_SECONDS = 32_400;
 
 /** The captures and refunds each REST app (client id and secret) may see, by PayPal id. */
 export class PaypalAccounts {
-  private readonly byClient = new Map<string, { secret: string; movements: Map<string, SimMovement>; refunded: Map<string, number> }>();
+  private readonly byClient = new Map<
+    string,
+    { secret: string; movements: Map<string, SimMovement>; refunded: Map<string, number> }
+  >();
   private readonly tokens = new Map<string, string>();
 
   /** The tenant's PayPal movements, visible to its REST app. */
@@ -23,7 +26,8 @@ export class PaypalAccounts {
     for (const m of movements) {
       if (m.provider !== "paypal") continue;
       mine.movements.set(m.reference, m);
-      if (m.kind === "REFUND" && m.paymentReference) mine.refunded.set(m.paymentReference, (mine.refunded.get(m.paymentReference) ?? 0) + m.amount);
+      if (m.kind === "REFUND" && m.paymentReference)
+        mine.refunded.set(m.paymentReference, (mine.refunded.get(m.paymentReference) ?? 0) + m.amount);
     }
     this.byClient.set(clientId, mine);
     return this;
@@ -42,7 +46,11 @@ export class PaypalAccounts {
   }
 
   /** The resource PayPal's API would return, or why not. */
-  lookup(authorization: string | undefined, kind: "captures" | "refunds", id: string): object | "unauthorized" | "not_found" {
+  lookup(
+    authorization: string | undefined,
+    kind: "captures" | "refunds",
+    id: string,
+  ): object | "unauthorized" | "not_found" {
     const token = /^Bearer (.+)$/.exec(authorization ?? "")?.[1] ?? "";
     const client = this.byClient.get(this.tokens.get(token) ?? "");
     if (!client) return "unauthorized";
@@ -51,27 +59,53 @@ export class PaypalAccounts {
     if (m.kind === "REFUND") return refundResource(m);
     // A refunded capture keeps its id and amount; only its status moves on, as PayPal's does.
     const refunded = client.refunded.get(m.reference) ?? 0;
-    return { ...captureResource(m), status: refunded === 0 ? "COMPLETED" : refunded >= m.amount ? "REFUNDED" : "PARTIALLY_REFUNDED" };
+    return {
+      ...captureResource(m),
+      status: refunded === 0 ? "COMPLETED" : refunded >= m.amount ? "REFUNDED" : "PARTIALLY_REFUNDED",
+    };
   }
 }
 
 /** Answers the token and payments endpoints; false when the request is for something else. */
 export function servePaypalApi(req: IncomingMessage, res: ServerResponse, accounts: PaypalAccounts): boolean {
   const path = new URL(req.url ?? "/", "http://sim").pathname;
-  const send = (status: number, body: unknown) => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+  const send = (status: number, body: unknown) =>
+    res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
   if (req.method === "POST" && path === "/v1/oauth2/token") {
     req.resume();
     const token = accounts.issueToken(req.headers.authorization);
-    if (!token) return send(401, { error: "invalid_client", error_description: "Client Authentication failed" }), true;
-    send(200, { scope: "https://uri.paypal.com/services/payments/payment", access_token: token, token_type: "Bearer", app_id: "APP-80W284485P519543T", expires_in: TOKEN_SECONDS, nonce: randomBytes(8).toString("hex") });
+    if (!token)
+      return (send(401, { error: "invalid_client", error_description: "Client Authentication failed" }), true);
+    send(200, {
+      scope: "https://uri.paypal.com/services/payments/payment",
+      access_token: token,
+      token_type: "Bearer",
+      app_id: "APP-80W284485P519543T",
+      expires_in: TOKEN_SECONDS,
+      nonce: randomBytes(8).toString("hex"),
+    });
     return true;
   }
   const match = /^\/v2\/payments\/(captures|refunds)\/([^/]+)$/.exec(path);
   if (req.method !== "GET" || !match) return false;
-  const found = accounts.lookup(req.headers.authorization, match[1] as "captures" | "refunds", decodeURIComponent(match[2]!));
-  if (found === "unauthorized") return send(401, { error: "invalid_token", error_description: "Token signature verification failed" }), true;
+  const found = accounts.lookup(
+    req.headers.authorization,
+    match[1] as "captures" | "refunds",
+    decodeURIComponent(match[2]!),
+  );
+  if (found === "unauthorized")
+    return (send(401, { error: "invalid_token", error_description: "Token signature verification failed" }), true);
   if (found === "not_found") {
-    send(404, { name: "RESOURCE_NOT_FOUND", message: "The specified resource does not exist.", details: [{ issue: "INVALID_RESOURCE_ID", description: "Specified resource ID does not exist. Please check the resource ID and try again." }] });
+    send(404, {
+      name: "RESOURCE_NOT_FOUND",
+      message: "The specified resource does not exist.",
+      details: [
+        {
+          issue: "INVALID_RESOURCE_ID",
+          description: "Specified resource ID does not exist. Please check the resource ID and try again.",
+        },
+      ],
+    });
     return true;
   }
   send(200, found);

@@ -10,7 +10,11 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
-export type SimPaypalCertificate = { privateKey: KeyObject; certificatePem: string; /** The certificate's own name in URLs: a new key pair is a new URL, so no cache keeps the old one. */ name: string };
+export type SimPaypalCertificate = {
+  privateKey: KeyObject;
+  certificatePem: string /** The certificate's own name in URLs: a new key pair is a new URL, so no cache keeps the old one. */;
+  name: string;
+};
 
 /** What signing a PayPal delivery needs: the key, and the URL its certificate is served at. */
 export type PaypalSigning = { privateKey: KeyObject; certUrl: string };
@@ -25,9 +29,29 @@ export function simulatorPaypalCertificate(): SimPaypalCertificate {
     const key = path.join(dir, "key.pem");
     const cert = path.join(dir, "cert.pem");
     writeFileSync(key, privateKey.export({ type: "pkcs8", format: "pem" }), { mode: 0o600 });
-    execFileSync("openssl", ["req", "-x509", "-new", "-key", key, "-out", cert, "-days", "7", "-subj", "/CN=Tally PayPal simulator (not PayPal)"], { stdio: "ignore" });
+    execFileSync(
+      "openssl",
+      [
+        "req",
+        "-x509",
+        "-new",
+        "-key",
+        key,
+        "-out",
+        cert,
+        "-days",
+        "7",
+        "-subj",
+        "/CN=Tally PayPal simulator (not PayPal)",
+      ],
+      { stdio: "ignore" },
+    );
     const certificatePem = readFileSync(cert, "utf8");
-    made = { privateKey, certificatePem, name: `CERT-sim-${new X509Certificate(certificatePem).fingerprint256.replace(/:/g, "").slice(0, 16).toLowerCase()}` };
+    made = {
+      privateKey,
+      certificatePem,
+      name: `CERT-sim-${new X509Certificate(certificatePem).fingerprint256.replace(/:/g, "").slice(0, 16).toLowerCase()}`,
+    };
     return made;
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -41,7 +65,8 @@ export function certificateUrl(base: string): string {
 
 /** Answers GET <path of certUrl> with the PEM; false when the request is for something else. */
 export function servePaypalCertificate(req: IncomingMessage, res: ServerResponse, certUrl: string): boolean {
-  if (req.method !== "GET" || new URL(req.url ?? "/", "http://sim").pathname !== new URL(certUrl).pathname) return false;
+  if (req.method !== "GET" || new URL(req.url ?? "/", "http://sim").pathname !== new URL(certUrl).pathname)
+    return false;
   res.writeHead(200, { "content-type": "application/x-pem-file" }).end(simulatorPaypalCertificate().certificatePem);
   return true;
 }

@@ -15,7 +15,8 @@ export class PaystackAccounts {
 
   add(secretKey: string, movements: readonly SimMovement[]): this {
     const mine = this.byKey.get(secretKey) ?? { payments: [], refunds: [] };
-    for (const m of movements) if (m.provider === "paystack") (m.kind === "PAYMENT" ? mine.payments : mine.refunds).push(m);
+    for (const m of movements)
+      if (m.provider === "paystack") (m.kind === "PAYMENT" ? mine.payments : mine.refunds).push(m);
     mine.payments.sort((a, b) => a.created - b.created);
     mine.refunds.sort((a, b) => a.created - b.created);
     this.byKey.set(secretKey, mine);
@@ -34,10 +35,11 @@ export function servePaystackApi(req: IncomingMessage, res: ServerResponse, acco
   const url = new URL(req.url ?? "/", "http://sim");
   const match = API_PATHS.exec(url.pathname);
   if (req.method !== "GET" || !match) return false;
-  const send = (status: number, body: unknown) => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+  const send = (status: number, body: unknown) =>
+    res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
   const key = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1] ?? "";
   const ledger = accounts.ledger(key);
-  if (!ledger) return send(401, { status: false, message: "Invalid key" }), true;
+  if (!ledger) return (send(401, { status: false, message: "Invalid key" }), true);
   const [, resource, rest] = match;
 
   if (!rest) {
@@ -47,10 +49,25 @@ export function servePaystackApi(req: IncomingMessage, res: ServerResponse, acco
     const perPage = Math.min(100, Math.max(1, Number(url.searchParams.get("perPage") ?? 50)));
     const page = Math.max(1, Number(url.searchParams.get("page") ?? 1));
     const status = url.searchParams.get("status");
-    const all = (resource === "transaction" ? ledger.payments : ledger.refunds).filter((m) => m.created >= from && m.created <= to);
+    const all = (resource === "transaction" ? ledger.payments : ledger.refunds).filter(
+      (m) => m.created >= from && m.created <= to,
+    );
     const listed = resource === "transaction" && status && status !== "success" ? [] : all;
-    const data = listed.slice((page - 1) * perPage, page * perPage).map((m) => (resource === "transaction" ? paystackTransaction(m) : paystackRefund(m)));
-    send(200, { status: true, message: resource === "transaction" ? "Transactions retrieved" : "Refunds retrieved", data, meta: { total: listed.length, skipped: (page - 1) * perPage, perPage, page, pageCount: Math.max(1, Math.ceil(listed.length / perPage)) } });
+    const data = listed
+      .slice((page - 1) * perPage, page * perPage)
+      .map((m) => (resource === "transaction" ? paystackTransaction(m) : paystackRefund(m)));
+    send(200, {
+      status: true,
+      message: resource === "transaction" ? "Transactions retrieved" : "Refunds retrieved",
+      data,
+      meta: {
+        total: listed.length,
+        skipped: (page - 1) * perPage,
+        perPage,
+        page,
+        pageCount: Math.max(1, Math.ceil(listed.length / perPage)),
+      },
+    });
     return true;
   }
 
@@ -58,11 +75,25 @@ export function servePaystackApi(req: IncomingMessage, res: ServerResponse, acco
   if (resource === "transaction") {
     const byVerify = rest.startsWith("/verify/");
     const m = ledger.payments.find((p) => (byVerify ? p.reference === id : String(paystackTransactionId(p)) === id));
-    if (!m) return send(byVerify ? 400 : 404, { status: false, message: byVerify ? "Transaction reference not found" : "Transaction not found" }), true;
-    return send(200, { status: true, message: byVerify ? "Verification successful" : "Transaction retrieved", data: paystackTransaction(m) }), true;
+    if (!m)
+      return (
+        send(byVerify ? 400 : 404, {
+          status: false,
+          message: byVerify ? "Transaction reference not found" : "Transaction not found",
+        }),
+        true
+      );
+    return (
+      send(200, {
+        status: true,
+        message: byVerify ? "Verification successful" : "Transaction retrieved",
+        data: paystackTransaction(m),
+      }),
+      true
+    );
   }
   const m = ledger.refunds.find((r) => r.reference === id);
-  if (!m) return send(404, { status: false, message: "Refund not found" }), true;
+  if (!m) return (send(404, { status: false, message: "Refund not found" }), true);
   send(200, { status: true, message: "Refund retrieved", data: paystackRefund(m) });
   return true;
 }

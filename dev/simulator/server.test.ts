@@ -21,18 +21,28 @@ let report: DeliveryReport;
 
 beforeAll(async () => {
   tenant = await aTenant();
-  day = generateDay({ seed: 8, events: 300, tenants: [tenant.slug], dayStart: Date.UTC(2026, 11, 2) / 1000, dropRate: 0.05 });
+  day = generateDay({
+    seed: 8,
+    events: 300,
+    tenants: [tenant.slug],
+    dayStart: Date.UTC(2026, 11, 2) / 1000,
+    dropRate: 0.05,
+  });
   sim = await startSimulator({ day, tenant: tenant.slug });
   vi.stubEnv("TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES", `${sim.url}/`);
   resetConfigForTests();
   const webhookId = "WH-SIMULATOR-TEST-0001";
-  await anEndpoint(tenant, "paypal", { settings: { webhookId, clientId: sim.paypalClientId, clientSecret: sim.paypalClientSecret, apiBaseUrl: sim.url } });
+  await anEndpoint(tenant, "paypal", {
+    settings: { webhookId, clientId: sim.paypalClientId, clientSecret: sim.paypalClientSecret, apiBaseUrl: sim.url },
+  });
   const secrets: TenantSecrets = {
     stripe: tenant.stripeSecret,
     standard: tenant.standardSecret,
     adyen: await anEndpoint(tenant, "adyen"),
     paystack: await anEndpoint(tenant, "paystack"),
-    flutterwave: await anEndpoint(tenant, "flutterwave", { settings: { secretKey: sim.flutterwaveKey, apiBaseUrl: sim.url } }),
+    flutterwave: await anEndpoint(tenant, "flutterwave", {
+      settings: { secretKey: sim.flutterwaveKey, apiBaseUrl: sim.url },
+    }),
     paypal: webhookId,
   };
   route = await startRouteServer();
@@ -51,7 +61,10 @@ describe("the provider simulator with all six providers", () => {
   it("delivers every provider's webhooks signed as that provider signs them, refusals only where it signed badly", () => {
     expect(new Set(day.deliveries.map((d) => d.provider)).size).toBe(6);
     const badlySigned = day.deliveries.filter((d) => d.signature === "invalid").length;
-    expect(report.byStatus).toEqual({ 200: report.deliveries - badlySigned, ...(badlySigned > 0 && { 401: badlySigned }) });
+    expect(report.byStatus).toEqual({
+      200: report.deliveries - badlySigned,
+      ...(badlySigned > 0 && { 401: badlySigned }),
+    });
     expect(report.dropped.length + report.droppedElsewhere.length).toBe(day.dropped.length);
     expect(report.droppedElsewhere.length).toBeGreaterThan(0);
   });
@@ -60,17 +73,35 @@ describe("the provider simulator with all six providers", () => {
     const dropped = new Set(day.dropped);
     const delivered = day.movements.filter((m) => !dropped.has(m));
     const ledger = await exportLedger(tenant.id, tenant.slug);
-    expect(ledger.postings.map((p) => `${p.provider}:${p.reference}:${p.kind}`).sort()).toEqual(delivered.map((m) => `${m.provider}:${m.reference}:${m.kind}`).sort());
-    const balances = new Map(ledger.balances.filter((b) => b.account.startsWith("customer:")).map((b) => [`${tenant.slug}|${b.account}|${b.currency}`, BigInt(b.amount)]));
+    expect(ledger.postings.map((p) => `${p.provider}:${p.reference}:${p.kind}`).sort()).toEqual(
+      delivered.map((m) => `${m.provider}:${m.reference}:${m.kind}`).sort(),
+    );
+    const balances = new Map(
+      ledger.balances
+        .filter((b) => b.account.startsWith("customer:"))
+        .map((b) => [`${tenant.slug}|${b.account}|${b.currency}`, BigInt(b.amount)]),
+    );
     expect(balances).toEqual(new Map([...expectedBalances(delivered)].filter(([, v]) => v !== 0n)));
-    expect(await prisma.processedEvent.count({ where: { tenantId: tenant.id, provider: "flutterwave", status: "DONE" } })).toBe(delivered.filter((m) => m.provider === "flutterwave").length);
-    expect(await prisma.processedEvent.count({ where: { tenantId: tenant.id, provider: "paypal", status: "DONE" } })).toBe(delivered.filter((m) => m.provider === "paypal").length);
+    expect(
+      await prisma.processedEvent.count({ where: { tenantId: tenant.id, provider: "flutterwave", status: "DONE" } }),
+    ).toBe(delivered.filter((m) => m.provider === "flutterwave").length);
+    expect(
+      await prisma.processedEvent.count({ where: { tenantId: tenant.id, provider: "paypal", status: "DONE" } }),
+    ).toBe(delivered.filter((m) => m.provider === "paypal").length);
   });
 
   it("still answers Stripe's settlement API with the key, and refuses without it", async () => {
     expect((await fetch(`${sim.url}/v1/balance_transactions?limit=1`)).status).toBe(401);
-    const page = await fetch(`${sim.url}/v1/balance_transactions?limit=1`, { headers: { authorization: `Bearer ${sim.apiKey}` } });
+    const page = await fetch(`${sim.url}/v1/balance_transactions?limit=1`, {
+      headers: { authorization: `Bearer ${sim.apiKey}` },
+    });
     expect(page.status).toBe(200);
-    expect((await fetch(`${sim.url}/v3/transactions/1/verify`, { headers: { authorization: "Bearer FLWSECK_TEST-someone-else-X" } })).status).toBe(401);
+    expect(
+      (
+        await fetch(`${sim.url}/v3/transactions/1/verify`, {
+          headers: { authorization: "Bearer FLWSECK_TEST-someone-else-X" },
+        })
+      ).status,
+    ).toBe(401);
   });
 });

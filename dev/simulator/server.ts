@@ -14,7 +14,12 @@ import { FlutterwaveAccounts, serveFlutterwaveVerify } from "@/dev/simulator/flu
 import { PaypalAccounts, servePaypalApi } from "@/dev/simulator/paypal-api";
 import { stripeCharge, stripePaymentIntent, stripeRefund, type SimMovement } from "@/dev/simulator/payloads";
 import { PaystackAccounts, servePaystackApi } from "@/dev/simulator/paystack-api";
-import { certificateUrl, servePaypalCertificate, simulatorPaypalCertificate, type PaypalSigning } from "@/dev/simulator/paypal-certificate";
+import {
+  certificateUrl,
+  servePaypalCertificate,
+  simulatorPaypalCertificate,
+  type PaypalSigning,
+} from "@/dev/simulator/paypal-certificate";
 import { signedDelivery, type TenantSecrets } from "@/dev/simulator/sign";
 
 export type DeliveryReport = {
@@ -46,37 +51,94 @@ export type Simulator = {
   paypalCertUrl: string;
   /** The Stripe movements it settled for the tenant (dropped ones included: the provider settled them). */
   movements: SimMovement[];
-  deliver(target: string, secrets: TenantSecrets, options?: { concurrency?: number; ackTimeoutMs?: number; maxAttempts?: number }): Promise<DeliveryReport>;
+  deliver(
+    target: string,
+    secrets: TenantSecrets,
+    options?: { concurrency?: number; ackTimeoutMs?: number; maxAttempts?: number },
+  ): Promise<DeliveryReport>;
   /** Sends the movement's first event now: a late real webhook. */
   redeliver(target: string, secrets: TenantSecrets, reference: string): Promise<number>;
   close(): Promise<void>;
 };
 
-type BalanceTransaction = { id: string; object: string; amount: number; fee: number; net: number; currency: string; created: number; reporting_category: string; type: string; source: string };
+type BalanceTransaction = {
+  id: string;
+  object: string;
+  amount: number;
+  fee: number;
+  net: number;
+  currency: string;
+  created: number;
+  reporting_category: string;
+  type: string;
+  source: string;
+};
 
 function balanceTransactions(movements: SimMovement[]): BalanceTransaction[] {
   const lines: BalanceTransaction[] = movements.map((m, i) => {
     const fee = m.kind === "PAYMENT" ? Math.round(m.amount * 0.029) + 30 : 0;
     const amount = m.kind === "PAYMENT" ? m.amount : -m.amount;
-    return { id: `txn_${String(i).padStart(8, "0")}`, object: "balance_transaction", amount, fee, net: amount - fee, currency: m.currency.toLowerCase(), created: m.created, reporting_category: m.kind === "PAYMENT" ? "charge" : "refund", type: m.kind === "PAYMENT" ? "charge" : "refund", source: m.kind === "PAYMENT" ? m.chargeId! : m.reference };
+    return {
+      id: `txn_${String(i).padStart(8, "0")}`,
+      object: "balance_transaction",
+      amount,
+      fee,
+      net: amount - fee,
+      currency: m.currency.toLowerCase(),
+      created: m.created,
+      reporting_category: m.kind === "PAYMENT" ? "charge" : "refund",
+      type: m.kind === "PAYMENT" ? "charge" : "refund",
+      source: m.kind === "PAYMENT" ? m.chargeId! : m.reference,
+    };
   });
   // Payouts move money too, but no webhook posts them: reconciliation must skip them.
   const byCurrency = new Map<string, number>();
   for (const l of lines) byCurrency.set(l.currency, (byCurrency.get(l.currency) ?? 0) + l.net);
   const last = Math.max(0, ...lines.map((l) => l.created));
-  for (const [currency, net] of byCurrency) lines.push({ id: `txn_payout_${currency}`, object: "balance_transaction", amount: -net, fee: 0, net: -net, currency, created: last, reporting_category: "payout", type: "payout", source: `po_${currency}` });
+  for (const [currency, net] of byCurrency)
+    lines.push({
+      id: `txn_payout_${currency}`,
+      object: "balance_transaction",
+      amount: -net,
+      fee: 0,
+      net: -net,
+      currency,
+      created: last,
+      reporting_category: "payout",
+      type: "payout",
+      source: `po_${currency}`,
+    });
   return lines.sort((a, b) => a.created - b.created || a.id.localeCompare(b.id));
 }
 
-export async function startSimulator(o: { day: Day; tenant: string; apiKey?: string; paystackKey?: string; flutterwaveKey?: string; paypalClientId?: string; paypalClientSecret?: string; port?: number }): Promise<Simulator> {
+export async function startSimulator(o: {
+  day: Day;
+  tenant: string;
+  apiKey?: string;
+  paystackKey?: string;
+  flutterwaveKey?: string;
+  paypalClientId?: string;
+  paypalClientSecret?: string;
+  port?: number;
+}): Promise<Simulator> {
   const apiKey = o.apiKey ?? "sk_test_simulator";
   const paystackKey = o.paystackKey ?? "sk_test_paystack_simulator";
-  const paystack = new PaystackAccounts().add(paystackKey, o.day.movements.filter((m) => m.tenant === o.tenant));
+  const paystack = new PaystackAccounts().add(
+    paystackKey,
+    o.day.movements.filter((m) => m.tenant === o.tenant),
+  );
   const flutterwaveKey = o.flutterwaveKey ?? "FLWSECK_TEST-simulator-X";
-  const flutterwave = new FlutterwaveAccounts().add(flutterwaveKey, o.day.movements.filter((m) => m.tenant === o.tenant));
+  const flutterwave = new FlutterwaveAccounts().add(
+    flutterwaveKey,
+    o.day.movements.filter((m) => m.tenant === o.tenant),
+  );
   const paypalClientId = o.paypalClientId ?? "AVsimulatorClientId";
   const paypalClientSecret = o.paypalClientSecret ?? "EPsimulatorClientSecret";
-  const paypalApi = new PaypalAccounts().add(paypalClientId, paypalClientSecret, o.day.movements.filter((m) => m.tenant === o.tenant));
+  const paypalApi = new PaypalAccounts().add(
+    paypalClientId,
+    paypalClientSecret,
+    o.day.movements.filter((m) => m.tenant === o.tenant),
+  );
   let paypal: PaypalSigning | null = null;
   const movements = o.day.movements.filter((m) => m.tenant === o.tenant && m.provider === "stripe");
   const byReference = new Map(movements.map((m) => [m.reference, m]));
@@ -85,12 +147,14 @@ export async function startSimulator(o: { day: Day; tenant: string; apiKey?: str
 
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://sim");
-    const send = (status: number, body: unknown) => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+    const send = (status: number, body: unknown) =>
+      res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
     if (paypal && servePaypalCertificate(req, res, paypal.certUrl)) return;
     if (serveFlutterwaveVerify(req, res, flutterwave)) return;
     if (servePaypalApi(req, res, paypalApi)) return;
     if (servePaystackApi(req, res, paystack)) return;
-    if (req.headers.authorization !== `Bearer ${apiKey}`) return send(401, { error: { type: "invalid_request_error", message: "Invalid API Key provided" } });
+    if (req.headers.authorization !== `Bearer ${apiKey}`)
+      return send(401, { error: { type: "invalid_request_error", message: "Invalid API Key provided" } });
     if (url.pathname === "/v1/balance_transactions") {
       const gte = Number(url.searchParams.get("created[gte]") ?? 0);
       const lt = Number(url.searchParams.get("created[lt]") ?? Infinity);
@@ -102,7 +166,11 @@ export async function startSimulator(o: { day: Day; tenant: string; apiKey?: str
       const page = list.slice(0, limit).map((t) => {
         if (!expand) return t;
         const m = byCharge.get(t.source) ?? byReference.get(t.source);
-        const source = !m ? { id: t.source, object: "payout" } : m.kind === "PAYMENT" ? stripeCharge(m) : stripeRefund(m);
+        const source = !m
+          ? { id: t.source, object: "payout" }
+          : m.kind === "PAYMENT"
+            ? stripeCharge(m)
+            : stripeRefund(m);
         return { ...t, source };
       });
       return send(200, { object: "list", data: page, has_more: list.length > limit, url: "/v1/balance_transactions" });
@@ -111,20 +179,32 @@ export async function startSimulator(o: { day: Day; tenant: string; apiKey?: str
     if (object) {
       const [, kind, id] = object;
       const m = kind === "charges" ? byCharge.get(decodeURIComponent(id!)) : byReference.get(decodeURIComponent(id!));
-      if (!m || (kind === "refunds") !== (m.kind === "REFUND")) return send(404, { error: { type: "invalid_request_error", message: `No such ${kind}: '${id}'` } });
-      return send(200, kind === "payment_intents" ? stripePaymentIntent(m) : kind === "charges" ? stripeCharge(m) : stripeRefund(m));
+      if (!m || (kind === "refunds") !== (m.kind === "REFUND"))
+        return send(404, { error: { type: "invalid_request_error", message: `No such ${kind}: '${id}'` } });
+      return send(
+        200,
+        kind === "payment_intents" ? stripePaymentIntent(m) : kind === "charges" ? stripeCharge(m) : stripeRefund(m),
+      );
     }
     send(404, { error: { message: `Unrecognized request URL (${req.method}: ${url.pathname})` } });
   });
   await new Promise<void>((resolve) => server.listen(o.port ?? 0, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const signing: PaypalSigning = { privateKey: simulatorPaypalCertificate().privateKey, certUrl: certificateUrl(`${url}/v1/notifications/certs/`) };
+  const signing: PaypalSigning = {
+    privateKey: simulatorPaypalCertificate().privateKey,
+    certUrl: certificateUrl(`${url}/v1/notifications/certs/`),
+  };
   paypal = signing;
 
   const post = async (target: string, d: Delivery, secrets: TenantSecrets, timeoutMs: number) => {
     // Signed per attempt: signatures carry the time they were made.
     const signed = signedDelivery(d, secrets, { paypal: signing });
-    const response = await fetch(`${target}/api/webhooks/${d.tenant}/${d.provider}`, { method: "POST", headers: signed.headers, body: signed.body, signal: AbortSignal.timeout(timeoutMs) });
+    const response = await fetch(`${target}/api/webhooks/${d.tenant}/${d.provider}`, {
+      method: "POST",
+      headers: signed.headers,
+      body: signed.body,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
     await response.arrayBuffer();
     return response.status;
   };
@@ -142,7 +222,10 @@ export async function startSimulator(o: { day: Day; tenant: string; apiKey?: str
       const { concurrency = 8, ackTimeoutMs = 5000, maxAttempts = 4 } = options;
       const mine = o.day.deliveries.filter((d) => d.tenant === o.tenant);
       const unsigned = [...new Set(mine.map((d) => d.provider))].filter((p) => secrets[p] === undefined);
-      if (unsigned.length > 0) throw new Error(`no secret for ${unsigned.join(", ")}: the simulator signs each provider's deliveries with the tenant's own secret`);
+      if (unsigned.length > 0)
+        throw new Error(
+          `no secret for ${unsigned.join(", ")}: the simulator signs each provider's deliveries with the tenant's own secret`,
+        );
       const droppedHere = o.day.dropped.filter((m) => m.tenant === o.tenant);
       const report: DeliveryReport = {
         deliveries: mine.length,
@@ -163,33 +246,69 @@ export async function startSimulator(o: { day: Day; tenant: string; apiKey?: str
         }
       }
       const queue = [...mine];
-      await Promise.all(Array.from({ length: concurrency }, async () => {
-        for (let d = queue.shift(); d; d = queue.shift()) {
-          for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-            report.attempts++;
-            try {
-              const status = await post(target, d, secrets, ackTimeoutMs);
-              report.byStatus[status] = (report.byStatus[status] ?? 0) + 1;
-              if (status < 500) break; // 2xx done; 4xx will not get better by retrying
-            } catch {
-              // No answer within the provider's timeout: it assumes failure and sends again.
-              report.slowAckRetries++;
-              report.byStatus.timeout = (report.byStatus.timeout ?? 0) + 1;
+      await Promise.all(
+        Array.from({ length: concurrency }, async () => {
+          for (let d = queue.shift(); d; d = queue.shift()) {
+            for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+              report.attempts++;
+              try {
+                const status = await post(target, d, secrets, ackTimeoutMs);
+                report.byStatus[status] = (report.byStatus[status] ?? 0) + 1;
+                if (status < 500) break; // 2xx done; 4xx will not get better by retrying
+              } catch {
+                // No answer within the provider's timeout: it assumes failure and sends again.
+                report.slowAckRetries++;
+                report.byStatus.timeout = (report.byStatus.timeout ?? 0) + 1;
+              }
             }
           }
-        }
-      }));
+        }),
+      );
       return report;
     },
     async redeliver(target, secrets, reference) {
-      const d = o.day.deliveries.find((x) => x.tenant === o.tenant && x.signature === "valid" && (x.reference === reference || x.references?.includes(reference))) ?? null;
+      const d =
+        o.day.deliveries.find(
+          (x) =>
+            x.tenant === o.tenant &&
+            x.signature === "valid" &&
+            (x.reference === reference || x.references?.includes(reference)),
+        ) ?? null;
       const m = byReference.get(reference);
       if (d) return post(target, d, secrets, 5000);
       if (!m) throw new Error(`the simulator has no movement ${reference}`);
-      const body = JSON.stringify(m.kind === "PAYMENT"
-        ? { id: `evt_late_${reference}`, object: "event", type: "payment_intent.succeeded", created: m.created, data: { object: stripePaymentIntent(m) } }
-        : { id: `evt_late_${reference}`, object: "event", type: "refund.created", created: m.created, data: { object: stripeRefund(m) } });
-      return post(target, { tenant: m.tenant, provider: "stripe", body, signature: "valid", messageId: `msg_late_${reference}`, note: "first", seq: -1, reference }, secrets, 5000);
+      const body = JSON.stringify(
+        m.kind === "PAYMENT"
+          ? {
+              id: `evt_late_${reference}`,
+              object: "event",
+              type: "payment_intent.succeeded",
+              created: m.created,
+              data: { object: stripePaymentIntent(m) },
+            }
+          : {
+              id: `evt_late_${reference}`,
+              object: "event",
+              type: "refund.created",
+              created: m.created,
+              data: { object: stripeRefund(m) },
+            },
+      );
+      return post(
+        target,
+        {
+          tenant: m.tenant,
+          provider: "stripe",
+          body,
+          signature: "valid",
+          messageId: `msg_late_${reference}`,
+          note: "first",
+          seq: -1,
+          reference,
+        },
+        secrets,
+        5000,
+      );
     },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };

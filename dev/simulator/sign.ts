@@ -19,12 +19,12 @@ import type { SimProvider } from "@/lib/providers/simulation/script";
  */
 export type TenantSecrets = Partial<Record<SimProvider, string>>;
 
-export type SendOptions = { now?: Date; /** Needed for PayPal deliveries. */ paypal?: PaypalSigning };
+export type SendOptions = { now?: Date /** Needed for PayPal deliveries. */; paypal?: PaypalSigning };
 
 /** Keys that are not the tenant's, for the deliveries the day signs badly on purpose. */
 const NOT_THE_TENANTS: Record<SimProvider, string> = {
   stripe: "whsec_not_the_tenants_secret",
-  standard: "whsec_" + Buffer.from("not the tenant's secret").toString("base64"),
+  standard: `whsec_${Buffer.from("not the tenant's secret").toString("base64")}`,
   adyen: "0B".repeat(32),
   paystack: "sk_test_not_the_tenants_secret_key",
   flutterwave: "not-the-tenants-secret-hash",
@@ -34,7 +34,11 @@ const NOT_THE_TENANTS: Record<SimProvider, string> = {
 const isoSeconds = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, "Z");
 
 /** The headers and bytes to POST. Adyen's signatures live inside the body, so the body may change; every other provider's is sent as is. */
-export function signedDelivery(d: Pick<Delivery, "provider" | "body" | "signature" | "messageId">, secrets: TenantSecrets, o: SendOptions = {}): { headers: Record<string, string>; body: string } {
+export function signedDelivery(
+  d: Pick<Delivery, "provider" | "body" | "signature" | "messageId">,
+  secrets: TenantSecrets,
+  o: SendOptions = {},
+): { headers: Record<string, string>; body: string } {
   const now = o.now ?? new Date();
   const secret = secrets[d.provider];
   if (secret === undefined) throw new Error(`no ${d.provider} secret for this tenant`);
@@ -43,7 +47,11 @@ export function signedDelivery(d: Pick<Delivery, "provider" | "body" | "signatur
   let body = d.body;
   switch (d.provider) {
     case "stripe":
-      headers["stripe-signature"] = Stripe.webhooks.generateTestHeaderString({ payload: body, secret: key, timestamp: Math.floor(now.getTime() / 1000) });
+      headers["stripe-signature"] = Stripe.webhooks.generateTestHeaderString({
+        payload: body,
+        secret: key,
+        timestamp: Math.floor(now.getTime() / 1000),
+      });
       break;
     case "standard":
       headers["webhook-id"] = d.messageId;
@@ -66,7 +74,11 @@ export function signedDelivery(d: Pick<Delivery, "provider" | "body" | "signatur
       const time = isoSeconds(now);
       headers["paypal-transmission-id"] = id;
       headers["paypal-transmission-time"] = time;
-      headers["paypal-transmission-sig"] = sign("sha256", Buffer.from(`${id}|${time}|${key}|${crc32(Buffer.from(body, "utf8"))}`), o.paypal.privateKey).toString("base64");
+      headers["paypal-transmission-sig"] = sign(
+        "sha256",
+        Buffer.from(`${id}|${time}|${key}|${crc32(Buffer.from(body, "utf8"))}`),
+        o.paypal.privateKey,
+      ).toString("base64");
       headers["paypal-cert-url"] = o.paypal.certUrl;
       headers["paypal-auth-algo"] = "SHA256withRSA";
       break;
@@ -76,7 +88,11 @@ export function signedDelivery(d: Pick<Delivery, "provider" | "body" | "signatur
 }
 
 /** Headers alone, for providers that sign the bytes as they are (all but Adyen). */
-export function signedHeaders(d: Pick<Delivery, "provider" | "body" | "signature" | "messageId">, secrets: TenantSecrets, now = new Date()): Record<string, string> {
+export function signedHeaders(
+  d: Pick<Delivery, "provider" | "body" | "signature" | "messageId">,
+  secrets: TenantSecrets,
+  now = new Date(),
+): Record<string, string> {
   if (d.provider === "adyen") throw new Error("Adyen signs inside the body: use signedDelivery");
   return signedDelivery(d, secrets, { now }).headers;
 }

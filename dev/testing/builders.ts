@@ -8,7 +8,8 @@ import { SYSTEM_ACTOR } from "@/lib/admin/audit";
 import { addSecret, createTenant, generateSecret } from "@/lib/admin/tenants";
 
 let counter = 0;
-export const unique = (prefix: string) => `${prefix}${Date.now().toString(36)}${(counter++).toString(36)}${randomBytes(3).toString("hex")}`;
+export const unique = (prefix: string) =>
+  `${prefix}${Date.now().toString(36)}${(counter++).toString(36)}${randomBytes(3).toString("hex")}`;
 
 export type TestTenant = { id: string; slug: string; stripeSecret: string; standardSecret: string };
 
@@ -18,14 +19,24 @@ export async function aTenant(options: { slug?: string } = {}): Promise<TestTena
   if (!created.ok) throw new Error(created.message);
   const stripeSecret = generateSecret("stripe");
   const standardSecret = generateSecret("standard");
-  for (const [provider, secret] of [["stripe", stripeSecret], ["standard", standardSecret]] as const) {
+  for (const [provider, secret] of [
+    ["stripe", stripeSecret],
+    ["standard", standardSecret],
+  ] as const) {
     const r = await addSecret(slug, provider, secret, {}, SYSTEM_ACTOR);
     if (!r.ok) throw new Error(r.message);
   }
   return { id: created.value.id, slug, stripeSecret, standardSecret };
 }
 
-export type StripePaymentOptions = { reference?: string; amount?: bigint | number; currency?: string; account?: string | null; eventId?: string; created?: number };
+export type StripePaymentOptions = {
+  reference?: string;
+  amount?: bigint | number;
+  currency?: string;
+  account?: string | null;
+  eventId?: string;
+  created?: number;
+};
 
 /** A payment_intent.succeeded event. */
 export function aStripePayment(o: StripePaymentOptions = {}) {
@@ -61,18 +72,49 @@ export function aStripeChargeFor(payment: ReturnType<typeof aStripePayment>) {
     object: "event",
     type: "charge.succeeded",
     created: payment.created,
-    data: { object: { id: pi.latest_charge, object: "charge", payment_intent: pi.id, amount: pi.amount, amount_captured: pi.amount, captured: true, currency: pi.currency, customer: pi.customer, metadata: pi.metadata, created: pi.created } },
+    data: {
+      object: {
+        id: pi.latest_charge,
+        object: "charge",
+        payment_intent: pi.id,
+        amount: pi.amount,
+        amount_captured: pi.amount,
+        captured: true,
+        currency: pi.currency,
+        customer: pi.customer,
+        metadata: pi.metadata,
+        created: pi.created,
+      },
+    },
   };
 }
 
-export function aStripeRefund(o: { reference?: string; payment: string; amount?: number; currency?: string; account?: string }) {
+export function aStripeRefund(o: {
+  reference?: string;
+  payment: string;
+  amount?: number;
+  currency?: string;
+  account?: string;
+}) {
   const created = Math.floor(Date.now() / 1000);
   return {
     id: unique("evt_"),
     object: "event",
     type: "refund.created",
     created,
-    data: { object: { id: o.reference ?? unique("re_"), object: "refund", amount: o.amount ?? 500, currency: o.currency ?? "usd", status: "succeeded", payment_intent: o.payment, charge: null, metadata: o.account ? { account: o.account } : {}, created } },
+    data: {
+      object: {
+        id: o.reference ?? unique("re_"),
+        object: "refund",
+        amount: o.amount ?? 500,
+        currency: o.currency ?? "usd",
+        status: "succeeded",
+        payment_intent: o.payment,
+        charge: null,
+        metadata: o.account ? { account: o.account } : {},
+        created,
+      },
+    },
   };
 }
 
@@ -80,7 +122,11 @@ export function stripeSignatureHeader(body: string, secret: string, timestamp = 
   return Stripe.webhooks.generateTestHeaderString({ payload: body, secret, timestamp });
 }
 
-export function standardHeaders(body: string, secret: string, o: { id?: string; timestamp?: Date; prefix?: "webhook" | "svix" } = {}): Record<string, string> {
+export function standardHeaders(
+  body: string,
+  secret: string,
+  o: { id?: string; timestamp?: Date; prefix?: "webhook" | "svix" } = {},
+): Record<string, string> {
   const id = o.id ?? unique("msg_");
   const at = o.timestamp ?? new Date();
   const p = o.prefix ?? "webhook";
@@ -91,15 +137,29 @@ export function standardHeaders(body: string, secret: string, o: { id?: string; 
   };
 }
 
-export function aStandardPayment(o: { reference?: string; amount?: number | string; currency?: string; account?: string | null } = {}) {
+export function aStandardPayment(
+  o: { reference?: string; amount?: number | string; currency?: string; account?: string | null } = {},
+) {
   return {
     type: "payment.succeeded",
     timestamp: new Date().toISOString(),
-    data: { id: o.reference ?? unique("pay_"), amount: o.amount ?? 990, currency: o.currency ?? "EUR", account: o.account === undefined ? "acct_bob" : o.account, created_at: new Date().toISOString() },
+    data: {
+      id: o.reference ?? unique("pay_"),
+      amount: o.amount ?? 990,
+      currency: o.currency ?? "EUR",
+      account: o.account === undefined ? "acct_bob" : o.account,
+      created_at: new Date().toISOString(),
+    },
   };
 }
 
-export function webhookRequest(tenant: string, provider: string, body: string | Uint8Array<ArrayBuffer>, headers: Record<string, string>, method = "POST"): Request {
+export function webhookRequest(
+  tenant: string,
+  provider: string,
+  body: string | Uint8Array<ArrayBuffer>,
+  headers: Record<string, string>,
+  method = "POST",
+): Request {
   return new Request(`http://tally.test/api/webhooks/${tenant}/${provider}`, {
     method,
     headers: { "content-type": "application/json", ...headers },
@@ -107,7 +167,13 @@ export function webhookRequest(tenant: string, provider: string, body: string | 
   });
 }
 
-export function stripeRequest(tenant: TestTenant, event: object | string, o: { secret?: string; timestamp?: number } = {}): Request {
+export function stripeRequest(
+  tenant: TestTenant,
+  event: object | string,
+  o: { secret?: string; timestamp?: number } = {},
+): Request {
   const body = typeof event === "string" ? event : JSON.stringify(event);
-  return webhookRequest(tenant.slug, "stripe", body, { "stripe-signature": stripeSignatureHeader(body, o.secret ?? tenant.stripeSecret, o.timestamp) });
+  return webhookRequest(tenant.slug, "stripe", body, {
+    "stripe-signature": stripeSignatureHeader(body, o.secret ?? tenant.stripeSecret, o.timestamp),
+  });
 }

@@ -9,7 +9,10 @@ import { crc32 } from "node:zlib";
 
 const PAD_CHARS = 10;
 
-const padOf = (bits: bigint) => Array.from({ length: PAD_CHARS }, (_, i) => String.fromCharCode(0x40 | Number((bits >> BigInt(4 * i)) & 0xfn))).join("");
+const padOf = (bits: bigint) =>
+  Array.from({ length: PAD_CHARS }, (_, i) => String.fromCharCode(0x40 | Number((bits >> BigInt(4 * i)) & 0xfn))).join(
+    "",
+  );
 
 /**
  * Returns build(pad) for a `pad` of 10 characters chosen so that its CRC-32 equals
@@ -44,6 +47,7 @@ export function withCrc32(target: number, build: (pad: string) => string): strin
     solution ^= row.bits;
   }
   const forged = build(padOf(solution));
-  if (crc32(Buffer.from(forged, "utf8")) >>> 0 !== target >>> 0) throw new Error("CRC-32 forgery did not reach the target");
+  if (crc32(Buffer.from(forged, "utf8")) >>> 0 !== target >>> 0)
+    throw new Error("CRC-32 forgery did not reach the target");
   return forged;
 }

@@ -7,9 +7,17 @@ import { processOnce } from "@/lib/pipeline/worker";
 export const silent = () => undefined;
 
 /** Collects receipts in memory, counting every delivery (repeats included). */
-export function memoryTransport(): ReceiptTransport & { delivered: { outboxId: bigint; payload: Record<string, unknown> }[] } {
+export function memoryTransport(): ReceiptTransport & {
+  delivered: { outboxId: bigint; payload: Record<string, unknown> }[];
+} {
   const delivered: { outboxId: bigint; payload: Record<string, unknown> }[] = [];
-  return { name: "memory", delivered, async send(r) { delivered.push({ outboxId: r.outboxId, payload: r.payload }); } };
+  return {
+    name: "memory",
+    delivered,
+    async send(r) {
+      delivered.push({ outboxId: r.outboxId, payload: r.payload });
+    },
+  };
 }
 
 export async function drain(transport: ReceiptTransport = memoryTransport()): Promise<void> {
@@ -24,7 +32,10 @@ export async function drain(transport: ReceiptTransport = memoryTransport()): Pr
 export async function drainAll(transport: ReceiptTransport = memoryTransport()): Promise<void> {
   for (let round = 0; round < 20; round++) {
     await drain(transport);
-    const waiting = await prisma.processedEvent.updateMany({ where: { status: "CLAIMED", claimedAt: null }, data: { retryAt: new Date() } });
+    const waiting = await prisma.processedEvent.updateMany({
+      where: { status: "CLAIMED", claimedAt: null },
+      data: { retryAt: new Date() },
+    });
     if (waiting.count === 0) return;
   }
   throw new Error("claims still deferred after 20 rounds");

@@ -16,12 +16,20 @@ import { addSecret, generateSecret } from "@/lib/admin/tenants";
 import { aStandardPayment, aStripePayment, unique, type TestTenant } from "@/dev/testing/builders";
 
 /** Adds (or rotates in) a secret for the tenant's endpoint, and sets its settings. Returns the secret. */
-export async function anEndpoint(tenant: TestTenant, provider: Provider, o: { secret?: string; settings?: Record<string, unknown> } = {}): Promise<string> {
-  const secret = o.secret ?? (provider === "paystack" ? `sk_test_${generateSecret(provider)}` : generateSecret(provider));
+export async function anEndpoint(
+  tenant: TestTenant,
+  provider: Provider,
+  o: { secret?: string; settings?: Record<string, unknown> } = {},
+): Promise<string> {
+  const secret =
+    o.secret ?? (provider === "paystack" ? `sk_test_${generateSecret(provider)}` : generateSecret(provider));
   const r = await addSecret(tenant.slug, provider, secret, {}, SYSTEM_ACTOR);
   if (!r.ok) throw new Error(r.message);
   if (o.settings) {
-    await prisma.providerEndpoint.update({ where: { id: r.value.endpointId }, data: { settings: o.settings as object } });
+    await prisma.providerEndpoint.update({
+      where: { id: r.value.endpointId },
+      data: { settings: o.settings as object },
+    });
     forgetEndpoints(tenant.slug);
   }
   return secret;
@@ -43,13 +51,24 @@ export type AdyenItemOptions = {
   additionalData?: Record<string, unknown>;
 };
 
-export const aPspReference = () => unique("").replace(/[^A-Za-z0-9]/g, "").toUpperCase().padEnd(16, "0").slice(-16);
+export const aPspReference = () =>
+  unique("")
+    .replace(/[^A-Za-z0-9]/g, "")
+    .toUpperCase()
+    .padEnd(16, "0")
+    .slice(-16);
 
 /** A NotificationRequestItem as Adyen documents it (an AUTHORISATION unless told otherwise), unsigned. */
 export function anAdyenItem(o: AdyenItemOptions = {}): Record<string, unknown> {
   const eventCode = o.eventCode ?? "AUTHORISATION";
   return {
-    additionalData: o.additionalData ?? { shopperReference: "shopper_alice", "metadata.account": "acct_alice", authCode: "033899", cardSummary: "1111", expiryDate: "03/2030" },
+    additionalData: o.additionalData ?? {
+      shopperReference: "shopper_alice",
+      "metadata.account": "acct_alice",
+      authCode: "033899",
+      cardSummary: "1111",
+      expiryDate: "03/2030",
+    },
     amount: { currency: o.currency ?? "EUR", value: o.value ?? 1130 },
     eventCode,
     eventDate: o.eventDate ?? "2026-12-02T15:04:05+01:00",
@@ -57,7 +76,11 @@ export function anAdyenItem(o: AdyenItemOptions = {}): Record<string, unknown> {
     // The account rides in the signed merchantReference (lib/providers/adyen/parse.ts).
     merchantReference: o.merchantReference ?? `acct_alice/${unique("order-")}`,
     ...(o.originalReference !== undefined && { originalReference: o.originalReference }),
-    ...(eventCode === "AUTHORISATION" && { operations: ["CANCEL", "CAPTURE", "REFUND"], paymentMethod: "visa", reason: "033899:1111:03/2030" }),
+    ...(eventCode === "AUTHORISATION" && {
+      operations: ["CANCEL", "CAPTURE", "REFUND"],
+      paymentMethod: "visa",
+      reason: "033899:1111:03/2030",
+    }),
     pspReference: o.pspReference ?? aPspReference(),
     success: o.success ?? "true",
   };
@@ -79,7 +102,17 @@ export function anAdyenBatch(items: Record<string, unknown>[], o: { live?: "true
 // ---- Paystack ----
 
 /** charge.success, shaped like Paystack's documented example. */
-export function aPaystackCharge(o: { reference?: string; amount?: number | string; currency?: string; account?: string | null; customerCode?: string; domain?: "test" | "live"; paidAt?: string } = {}) {
+export function aPaystackCharge(
+  o: {
+    reference?: string;
+    amount?: number | string;
+    currency?: string;
+    account?: string | null;
+    customerCode?: string;
+    domain?: "test" | "live";
+    paidAt?: string;
+  } = {},
+) {
   return {
     event: "charge.success",
     data: {
@@ -97,15 +130,41 @@ export function aPaystackCharge(o: { reference?: string; amount?: number | strin
       ip_address: "41.242.49.37",
       metadata: o.account === null ? "" : { account: o.account ?? "acct_alice", custom_fields: [] },
       fees: null,
-      customer: { id: 68324, first_name: "Ada", last_name: "Obi", email: "ada@example.com", customer_code: o.customerCode ?? "CUS_qo38as2hpsgk2r0", phone: null, metadata: null, risk_action: "default" },
-      authorization: { authorization_code: "AUTH_f5rnfq9p", bin: "539999", last4: "8877", exp_month: "08", exp_year: "2030", card_type: "mastercard DEBIT", bank: "Guaranty Trust Bank", country_code: "NG", brand: "mastercard", reusable: true },
+      customer: {
+        id: 68324,
+        first_name: "Ada",
+        last_name: "Obi",
+        email: "ada@example.com",
+        customer_code: o.customerCode ?? "CUS_qo38as2hpsgk2r0",
+        phone: null,
+        metadata: null,
+        risk_action: "default",
+      },
+      authorization: {
+        authorization_code: "AUTH_f5rnfq9p",
+        bin: "539999",
+        last4: "8877",
+        exp_month: "08",
+        exp_year: "2030",
+        card_type: "mastercard DEBIT",
+        bank: "Guaranty Trust Bank",
+        country_code: "NG",
+        brand: "mastercard",
+        reusable: true,
+      },
       plan: {},
     },
   };
 }
 
 /** refund.processed for a charge. */
-export function aPaystackRefund(o: { id?: number | string; transactionReference: string; amount?: number | string; currency?: string; domain?: "test" | "live" }) {
+export function aPaystackRefund(o: {
+  id?: number | string;
+  transactionReference: string;
+  amount?: number | string;
+  currency?: string;
+  domain?: "test" | "live";
+}) {
   return {
     event: "refund.processed",
     data: {
@@ -124,12 +183,23 @@ export function aPaystackRefund(o: { id?: number | string; transactionReference:
   };
 }
 
-export const paystackSignature = (body: string | Buffer, secret: string) => createHmac("sha512", secret).update(body).digest("hex");
+export const paystackSignature = (body: string | Buffer, secret: string) =>
+  createHmac("sha512", secret).update(body).digest("hex");
 
 // ---- Flutterwave ----
 
 /** charge.completed, shaped like Flutterwave's documented v3 example. */
-export function aFlutterwaveCharge(o: { id?: number | string; flwRef?: string; txRef?: string; amount?: number | string; currency?: string; status?: string; account?: string } = {}) {
+export function aFlutterwaveCharge(
+  o: {
+    id?: number | string;
+    flwRef?: string;
+    txRef?: string;
+    amount?: number | string;
+    currency?: string;
+    status?: string;
+    account?: string;
+  } = {},
+) {
   return {
     event: "charge.completed",
     data: {
@@ -151,8 +221,21 @@ export function aFlutterwaveCharge(o: { id?: number | string; flwRef?: string; t
       created_at: "2026-12-02T14:17:04.000Z",
       account_id: 17321,
       ...(o.account && { meta: { account: o.account } }),
-      customer: { id: 215604089, name: "Yemi Desola", phone_number: null, email: "user@example.com", created_at: "2026-12-02T14:17:04.000Z" },
-      card: { first_6digits: "123456", last_4digits: "7889", issuer: "VERVE FIRST CITY MONUMENT BANK PLC", country: "NG", type: "VERVE", expiry: "02/30" },
+      customer: {
+        id: 215604089,
+        name: "Yemi Desola",
+        phone_number: null,
+        email: "user@example.com",
+        created_at: "2026-12-02T14:17:04.000Z",
+      },
+      card: {
+        first_6digits: "123456",
+        last_4digits: "7889",
+        issuer: "VERVE FIRST CITY MONUMENT BANK PLC",
+        country: "NG",
+        type: "VERVE",
+        expiry: "02/30",
+      },
     },
     "event.type": "CARD_TRANSACTION",
   };
@@ -163,7 +246,9 @@ export function aFlutterwaveCharge(o: { id?: number | string; flwRef?: string; t
 const API = "https://api.sandbox.paypal.com";
 
 /** PAYMENT.CAPTURE.COMPLETED, shaped like PayPal's documented example. */
-export function aPaypalCapture(o: { id?: string; value?: string; currency?: string; customId?: string | null; invoiceId?: string } = {}) {
+export function aPaypalCapture(
+  o: { id?: string; value?: string; currency?: string; customId?: string | null; invoiceId?: string } = {},
+) {
   const id = o.id ?? unique("CAP").toUpperCase();
   return {
     id: unique("WH-"),
@@ -180,7 +265,11 @@ export function aPaypalCapture(o: { id?: string; value?: string; currency?: stri
       update_time: "2026-12-02T14:49:58Z",
       create_time: "2026-12-02T14:49:58Z",
       final_capture: true,
-      seller_receivable_breakdown: { gross_amount: { currency_code: o.currency ?? "USD", value: o.value ?? "30.00" }, paypal_fee: { currency_code: o.currency ?? "USD", value: "1.17" }, net_amount: { currency_code: o.currency ?? "USD", value: "28.83" } },
+      seller_receivable_breakdown: {
+        gross_amount: { currency_code: o.currency ?? "USD", value: o.value ?? "30.00" },
+        paypal_fee: { currency_code: o.currency ?? "USD", value: "1.17" },
+        net_amount: { currency_code: o.currency ?? "USD", value: "28.83" },
+      },
       ...(o.customId !== null && { custom_id: o.customId ?? "acct_alice" }),
       ...(o.invoiceId && { invoice_id: o.invoiceId }),
       links: [
@@ -207,7 +296,10 @@ export function aPaypalRefund(o: { id?: string; captureId: string; value?: strin
     event_type: "PAYMENT.CAPTURE.REFUNDED",
     summary: "A $ 1.00 USD capture payment was refunded",
     resource: {
-      seller_payable_breakdown: { gross_amount: { currency_code: o.currency ?? "USD", value: o.value ?? "1.00" }, total_refunded_amount: { currency_code: o.currency ?? "USD", value: o.value ?? "1.00" } },
+      seller_payable_breakdown: {
+        gross_amount: { currency_code: o.currency ?? "USD", value: o.value ?? "1.00" },
+        total_refunded_amount: { currency_code: o.currency ?? "USD", value: o.value ?? "1.00" },
+      },
       amount: { currency_code: o.currency ?? "USD", value: o.value ?? "1.00" },
       update_time: "2026-12-03T10:00:00Z",
       create_time: "2026-12-03T10:00:00Z",
@@ -230,7 +322,25 @@ export function aPaypalSigner(o: { certUrl?: string; days?: number } = {}): Payp
   try {
     const key = path.join(dir, "key.pem");
     const cert = path.join(dir, "cert.pem");
-    execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", String(o.days ?? 2), "-subj", "/CN=messageverificationcerts.sandbox.paypal.com"], { stdio: "ignore" });
+    execFileSync(
+      "openssl",
+      [
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        key,
+        "-out",
+        cert,
+        "-days",
+        String(o.days ?? 2),
+        "-subj",
+        "/CN=messageverificationcerts.sandbox.paypal.com",
+      ],
+      { stdio: "ignore" },
+    );
     return {
       certificatePem: readFileSync(cert, "utf8"),
       privateKey: createPrivateKey(readFileSync(key)),
@@ -246,26 +356,113 @@ export function aPaypalSigner(o: { certUrl?: string; days?: number } = {}): Payp
  * (leaf, then intermediate; the root is the trust anchor, never served). The leaf is
  * issued to `host` in its SAN and subject; `leafSigner` signs with the leaf's key.
  */
-export function aCertificateChain(o: { host?: string; certUrl?: string } = {}): { rootPem: string; intermediatePem: string; leafPem: string; servedPem: string; leafSigner: PaypalSigner } {
+export function aCertificateChain(o: { host?: string; certUrl?: string } = {}): {
+  rootPem: string;
+  intermediatePem: string;
+  leafPem: string;
+  servedPem: string;
+  leafSigner: PaypalSigner;
+} {
   const host = o.host ?? "messageverificationcerts.sandbox.paypal.com";
   const dir = mkdtempSync(path.join(tmpdir(), "tally-chain-"));
   const f = (name: string) => path.join(dir, name);
   const run = (...args: string[]) => execFileSync("openssl", args, { stdio: "ignore", cwd: dir });
   try {
     writeFileSync(f("ca.ext"), "basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\n");
-    writeFileSync(f("leaf.ext"), `basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\nsubjectAltName=DNS:${host}\n`);
-    run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "root.key", "-out", "root.pem", "-days", "3", "-subj", "/CN=Tally Test Root CA", "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign");
-    run("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "int.key", "-out", "int.csr", "-subj", "/CN=Tally Test Intermediate CA");
-    run("x509", "-req", "-in", "int.csr", "-CA", "root.pem", "-CAkey", "root.key", "-CAcreateserial", "-out", "int.pem", "-days", "3", "-extfile", "ca.ext");
-    run("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "leaf.key", "-out", "leaf.csr", "-subj", `/O=PayPal, Inc./CN=${host}`);
-    run("x509", "-req", "-in", "leaf.csr", "-CA", "int.pem", "-CAkey", "int.key", "-CAcreateserial", "-out", "leaf.pem", "-days", "2", "-extfile", "leaf.ext");
-    const [rootPem, intermediatePem, leafPem] = ["root.pem", "int.pem", "leaf.pem"].map((n) => readFileSync(f(n), "utf8")) as [string, string, string];
+    writeFileSync(
+      f("leaf.ext"),
+      `basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\nsubjectAltName=DNS:${host}\n`,
+    );
+    run(
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-keyout",
+      "root.key",
+      "-out",
+      "root.pem",
+      "-days",
+      "3",
+      "-subj",
+      "/CN=Tally Test Root CA",
+      "-addext",
+      "basicConstraints=critical,CA:TRUE",
+      "-addext",
+      "keyUsage=critical,keyCertSign,cRLSign",
+    );
+    run(
+      "req",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-keyout",
+      "int.key",
+      "-out",
+      "int.csr",
+      "-subj",
+      "/CN=Tally Test Intermediate CA",
+    );
+    run(
+      "x509",
+      "-req",
+      "-in",
+      "int.csr",
+      "-CA",
+      "root.pem",
+      "-CAkey",
+      "root.key",
+      "-CAcreateserial",
+      "-out",
+      "int.pem",
+      "-days",
+      "3",
+      "-extfile",
+      "ca.ext",
+    );
+    run(
+      "req",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-keyout",
+      "leaf.key",
+      "-out",
+      "leaf.csr",
+      "-subj",
+      `/O=PayPal, Inc./CN=${host}`,
+    );
+    run(
+      "x509",
+      "-req",
+      "-in",
+      "leaf.csr",
+      "-CA",
+      "int.pem",
+      "-CAkey",
+      "int.key",
+      "-CAcreateserial",
+      "-out",
+      "leaf.pem",
+      "-days",
+      "2",
+      "-extfile",
+      "leaf.ext",
+    );
+    const [rootPem, intermediatePem, leafPem] = ["root.pem", "int.pem", "leaf.pem"].map((n) =>
+      readFileSync(f(n), "utf8"),
+    ) as [string, string, string];
     return {
       rootPem,
       intermediatePem,
       leafPem,
       servedPem: leafPem + intermediatePem,
-      leafSigner: { certificatePem: leafPem + intermediatePem, privateKey: createPrivateKey(readFileSync(f("leaf.key"))), certUrl: o.certUrl ?? `${API}/v1/notifications/certs/CERT-chain-${unique("").slice(-8)}` },
+      leafSigner: {
+        certificatePem: leafPem + intermediatePem,
+        privateKey: createPrivateKey(readFileSync(f("leaf.key"))),
+        certUrl: o.certUrl ?? `${API}/v1/notifications/certs/CERT-chain-${unique("").slice(-8)}`,
+      },
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -273,7 +470,11 @@ export function aCertificateChain(o: { host?: string; certUrl?: string } = {}): 
 }
 
 /** PayPal's five headers, signed as PayPal documents: id|time|webhookId|crc32(body), RSA-SHA256, base64. */
-export function paypalHeaders(body: string | Buffer, signer: PaypalSigner, o: { webhookId: string; transmissionId?: string; time?: Date }): Record<string, string> {
+export function paypalHeaders(
+  body: string | Buffer,
+  signer: PaypalSigner,
+  o: { webhookId: string; transmissionId?: string; time?: Date },
+): Record<string, string> {
   const transmissionId = o.transmissionId ?? unique("tx-");
   const time = isoSeconds(o.time ?? new Date());
   const message = `${transmissionId}|${time}|${o.webhookId}|${zlibCrc32(typeof body === "string" ? Buffer.from(body, "utf8") : body)}`;
@@ -294,7 +495,10 @@ export function paypalHeaders(body: string | Buffer, signer: PaypalSigner, o: { 
  * "usd "), placed exactly where that provider carries them. Unsigned: for parsers,
  * and for deliveries signed by the caller.
  */
-export function aPaymentWithMoney(provider: Provider, money: { amount?: unknown; currency?: unknown }): Record<string, unknown> {
+export function aPaymentWithMoney(
+  provider: Provider,
+  money: { amount?: unknown; currency?: unknown },
+): Record<string, unknown> {
   const set = (target: Record<string, unknown>, amountKey: string, currencyKey: string) => {
     if ("amount" in money) target[amountKey] = money.amount;
     if ("currency" in money) target[currencyKey] = money.currency;

@@ -1,7 +1,6 @@
 // Real worker processes for crash and concurrency tests: started with tsx,
 // watched through their JSON log lines, killed with real signals.
 import { spawn, type ChildProcess } from "node:child_process";
-import path from "node:path";
 
 export type WorkerProcess = {
   child: ChildProcess;
@@ -36,7 +35,9 @@ export function startWorkerProcess(env: Record<string, string> = {}): WorkerProc
     for (const l of listeners) l();
   });
   child.stderr!.on("data", (c: Buffer) => (stderr += c.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal })),
+  );
   return {
     child,
     lines,
@@ -53,10 +54,20 @@ export function startWorkerProcess(env: Record<string, string> = {}): WorkerProc
         };
         const timer = setTimeout(() => {
           listeners.delete(check);
-          reject(new Error(`worker never logged ${event} within ${timeoutMs} ms; stderr: ${stderr.slice(-2000)}; log: ${JSON.stringify(lines.slice(-5))}`));
+          reject(
+            new Error(
+              `worker never logged ${event} within ${timeoutMs} ms; stderr: ${stderr.slice(-2000)}; log: ${JSON.stringify(lines.slice(-5))}`,
+            ),
+          );
         }, timeoutMs);
         if (!check()) listeners.add(check);
-        void exited.then(() => { if (listeners.has(check) && !check()) { listeners.delete(check); clearTimeout(timer); reject(new Error(`worker exited before logging ${event}; stderr: ${stderr.slice(-2000)}`)); } });
+        void exited.then(() => {
+          if (listeners.has(check) && !check()) {
+            listeners.delete(check);
+            clearTimeout(timer);
+            reject(new Error(`worker exited before logging ${event}; stderr: ${stderr.slice(-2000)}`));
+          }
+        });
       });
     },
     async kill(signal = "SIGKILL") {

@@ -57,10 +57,14 @@ export async function listAudit(filter: AuditFilter) {
   const limit = Math.min(filter.limit ?? 50, 500);
   const rows = await prisma.auditLog.findMany({
     where: {
-      ...(filter.includeGlobal ? { OR: [{ tenantId: filter.tenantId }, { tenantId: null }] } : { tenantId: filter.tenantId }),
+      ...(filter.includeGlobal
+        ? { OR: [{ tenantId: filter.tenantId }, { tenantId: null }] }
+        : { tenantId: filter.tenantId }),
       ...(filter.action && { action: { startsWith: filter.action } }),
       ...(filter.actor && { actorLabel: { contains: filter.actor, mode: "insensitive" as const } }),
-      ...((filter.from || filter.to) && { at: { ...(filter.from && { gte: filter.from }), ...(filter.to && { lt: filter.to }) } }),
+      ...((filter.from || filter.to) && {
+        at: { ...(filter.from && { gte: filter.from }), ...(filter.to && { lt: filter.to }) },
+      }),
       ...(filter.beforeId && { id: { lt: filter.beforeId } }),
     },
     orderBy: { id: "desc" },

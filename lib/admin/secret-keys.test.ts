@@ -8,7 +8,7 @@ import { aStripePayment, aTenant, stripeRequest } from "@/dev/testing/builders";
 import { deliver } from "@/dev/testing/route";
 import { SYSTEM_ACTOR } from "@/lib/admin/audit";
 import { checkEncryptionKeys, rotateEncryptionKey, sealPlaintextSecrets } from "@/lib/admin/secret-keys";
-import { addSecret, generateSecret, updateEndpointSettings } from "@/lib/admin/tenants";
+import { generateSecret, updateEndpointSettings } from "@/lib/admin/tenants";
 import { resetConfigForTests } from "@/lib/platform/config";
 import { databaseUrl, prisma } from "@/lib/platform/db";
 import { forgetEndpoints } from "@/lib/pipeline/endpoint-cache";
@@ -42,7 +42,16 @@ describe("secrets at rest", () => {
   it("the database never holds a signing secret or an API key in the clear, and webhooks still verify", async () => {
     const tenant = await aTenant();
     const apiKey = `sk_test_${randomBytes(16).toString("hex")}`;
-    expect((await updateEndpointSettings(tenant.slug, "stripe", { settings: { apiKey, apiBaseUrl: "http://127.0.0.1:1" } }, SYSTEM_ACTOR)).ok).toBe(true);
+    expect(
+      (
+        await updateEndpointSettings(
+          tenant.slug,
+          "stripe",
+          { settings: { apiKey, apiBaseUrl: "http://127.0.0.1:1" } },
+          SYSTEM_ACTOR,
+        )
+      ).ok,
+    ).toBe(true);
     const raw = await rawRows();
     expect(raw).not.toContain(tenant.stripeSecret);
     expect(raw).not.toContain(tenant.standardSecret);
@@ -55,11 +64,15 @@ describe("secrets at rest", () => {
   it("a row stored in plaintext before encryption is sealed by the migration's data step, once, and still verifies", async () => {
     const tenant = await aTenant();
     const legacy = generateSecret("stripe");
-    const endpoint = await prisma.providerEndpoint.findUniqueOrThrow({ where: { tenantId_provider: { tenantId: tenant.id, provider: "stripe" } } });
+    const endpoint = await prisma.providerEndpoint.findUniqueOrThrow({
+      where: { tenantId_provider: { tenantId: tenant.id, provider: "stripe" } },
+    });
     const c = new pg.Client({ connectionString: databaseUrl() });
     await c.connect();
     await c.query("INSERT INTO endpoint_secrets (endpoint_id, secret) VALUES ($1, $2)", [endpoint.id, legacy]);
-    await c.query(`UPDATE provider_endpoints SET settings = '{"apiKey":"sk_test_legacy_plain_key"}' WHERE id = $1`, [endpoint.id]);
+    await c.query(`UPDATE provider_endpoints SET settings = '{"apiKey":"sk_test_legacy_plain_key"}' WHERE id = $1`, [
+      endpoint.id,
+    ]);
     await c.end();
     expect(await rawRows()).toContain(legacy);
     const first = await sealPlaintextSecrets();
@@ -76,14 +89,19 @@ describe("secrets at rest", () => {
     const tenant = await aTenant();
     const next = randomBytes(32).toString("base64");
     useKeys(next);
-    await expect(checkEncryptionKeys()).rejects.toThrow(/sealed under encryption key [0-9a-f]{8}, which neither TALLY_ENCRYPTION_KEY \(key [0-9a-f]{8}\) nor TALLY_ENCRYPTION_KEYS provides/);
+    await expect(checkEncryptionKeys()).rejects.toThrow(
+      /sealed under encryption key [0-9a-f]{8}, which neither TALLY_ENCRYPTION_KEY \(key [0-9a-f]{8}\) nor TALLY_ENCRYPTION_KEYS provides/,
+    );
     expect((await deliver(stripeRequest(tenant, aStripePayment()))).status).toBe(500);
 
     useKeys(next, [original]);
     await checkEncryptionKeys();
     const r = await rotateEncryptionKey(SYSTEM_ACTOR);
     expect(r.secrets).toBeGreaterThanOrEqual(2);
-    expect((await prisma.auditLog.findFirstOrThrow({ where: { action: "secrets.rotate_key" }, orderBy: { id: "desc" } })).subjectId).toBe(r.toKey);
+    expect(
+      (await prisma.auditLog.findFirstOrThrow({ where: { action: "secrets.rotate_key" }, orderBy: { id: "desc" } }))
+        .subjectId,
+    ).toBe(r.toKey);
 
     useKeys(next); // the old key is gone
     expect((await checkEncryptionKeys()).keyIds).toEqual([r.toKey]);

@@ -13,14 +13,29 @@ import type { DomainResult } from "@/lib/platform/refusal";
 // Kept for imports written before refusals had their own module.
 export type { DomainResult };
 
-export async function createTenant(input: { slug: string; name: string }, actor: Actor): Promise<DomainResult<{ id: string; slug: string }>> {
-  if (!isTenantSlug(input.slug)) return { ok: false, reason: "invalid_slug", message: `Slug "${input.slug}" must be lower-case letters, digits and dashes (it appears in webhook URLs)` };
+export async function createTenant(
+  input: { slug: string; name: string },
+  actor: Actor,
+): Promise<DomainResult<{ id: string; slug: string }>> {
+  if (!isTenantSlug(input.slug))
+    return {
+      ok: false,
+      reason: "invalid_slug",
+      message: `Slug "${input.slug}" must be lower-case letters, digits and dashes (it appears in webhook URLs)`,
+    };
   if (!input.name.trim()) return { ok: false, reason: "invalid_name", message: "Name must not be empty" };
   const existing = await prisma.tenant.findUnique({ where: { slug: input.slug } });
   if (existing) return { ok: false, reason: "exists", message: `Tenant "${input.slug}" already exists` };
   const tenant = await prisma.$transaction(async (tx) => {
     const t = await tx.tenant.create({ data: { slug: input.slug, name: input.name.trim() } });
-    await recordAudit(tx, { actor, action: "tenant.create", subjectType: "tenant", subjectId: t.id, tenantId: t.id, details: { slug: t.slug, name: t.name } });
+    await recordAudit(tx, {
+      actor,
+      action: "tenant.create",
+      subjectType: "tenant",
+      subjectId: t.id,
+      tenantId: t.id,
+      details: { slug: t.slug, name: t.name },
+    });
     return t;
   });
   forgetEndpoints(input.slug);
@@ -41,10 +56,13 @@ export function generateSecret(provider: Provider): string {
 }
 
 function secretFormatProblem(provider: Provider, secret: string): string | null {
-  if (secret !== secret.trim()) return "Secret has leading or trailing whitespace; paste it exactly as the provider shows it";
+  if (secret !== secret.trim())
+    return "Secret has leading or trailing whitespace; paste it exactly as the provider shows it";
   if (secret.length < 8) return "Secret is too short";
-  if (provider === "stripe" && !secret.startsWith("whsec_")) return "A Stripe webhook signing secret starts with whsec_ (not the API key sk_…)";
-  if (provider === "standard" && !/^(whsec_)?[A-Za-z0-9+/]+={0,2}$/.test(secret)) return "A Standard Webhooks secret is whsec_ followed by base64";
+  if (provider === "stripe" && !secret.startsWith("whsec_"))
+    return "A Stripe webhook signing secret starts with whsec_ (not the API key sk_…)";
+  if (provider === "standard" && !/^(whsec_)?[A-Za-z0-9+/]+={0,2}$/.test(secret))
+    return "A Standard Webhooks secret is whsec_ followed by base64";
   return null;
 }
 
@@ -73,7 +91,11 @@ export async function addSecret(
   const result = await prisma.$transaction(async (tx) => {
     const endpoint = await tx.providerEndpoint.upsert({
       where: { tenantId_provider: { tenantId: tenant.id, provider } },
-      create: { tenantId: tenant.id, provider, ...(options.toleranceSeconds !== undefined && { toleranceSeconds: options.toleranceSeconds }) },
+      create: {
+        tenantId: tenant.id,
+        provider,
+        ...(options.toleranceSeconds !== undefined && { toleranceSeconds: options.toleranceSeconds }),
+      },
       update: options.toleranceSeconds !== undefined ? { toleranceSeconds: options.toleranceSeconds } : {},
     });
     let expiring = 0;
@@ -85,7 +107,9 @@ export async function addSecret(
       });
       expiring = r.count;
     }
-    const row = await tx.endpointSecret.create({ data: { endpointId: endpoint.id, secret: seal(secret), label: options.label ?? null } });
+    const row = await tx.endpointSecret.create({
+      data: { endpointId: endpoint.id, secret: seal(secret), label: options.label ?? null },
+    });
     await recordAudit(tx, {
       actor,
       action: options.overlapSeconds !== undefined ? "secret.rotate" : "secret.add",
@@ -101,14 +125,32 @@ export async function addSecret(
 }
 
 /** Revokes a secret at once. With `tenantId`, a secret of another tenant is "not found". */
-export async function revokeSecret(secretId: string, reason: string, actor: Actor, scope: { tenantId?: string } = {}): Promise<DomainResult<null>> {
+export async function revokeSecret(
+  secretId: string,
+  reason: string,
+  actor: Actor,
+  scope: { tenantId?: string } = {},
+): Promise<DomainResult<null>> {
   const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-  const secret = UUID.test(secretId) ? await prisma.endpointSecret.findUnique({ where: { id: secretId }, include: { endpoint: { include: { tenant: true } } } }) : null;
-  if (!secret || (scope.tenantId && secret.endpoint.tenantId !== scope.tenantId)) return { ok: false, reason: "not_found", message: `No secret ${secretId}` };
+  const secret = UUID.test(secretId)
+    ? await prisma.endpointSecret.findUnique({
+        where: { id: secretId },
+        include: { endpoint: { include: { tenant: true } } },
+      })
+    : null;
+  if (!secret || (scope.tenantId && secret.endpoint.tenantId !== scope.tenantId))
+    return { ok: false, reason: "not_found", message: `No secret ${secretId}` };
   if (secret.revokedAt) return { ok: false, reason: "already_revoked", message: "Secret is already revoked" };
   await prisma.$transaction(async (tx) => {
     await tx.endpointSecret.update({ where: { id: secretId }, data: { revokedAt: new Date() } });
-    await recordAudit(tx, { actor, action: "secret.revoke", subjectType: "endpoint_secret", subjectId: secretId, tenantId: secret.endpoint.tenantId, reason });
+    await recordAudit(tx, {
+      actor,
+      action: "secret.revoke",
+      subjectType: "endpoint_secret",
+      subjectId: secretId,
+      tenantId: secret.endpoint.tenantId,
+      reason,
+    });
   });
   forgetEndpoints(secret.endpoint.tenant.slug);
   return { ok: true, value: null };
@@ -122,7 +164,14 @@ export async function listTenants(where: { ids?: string[] } = {}): Promise<Tenan
     orderBy: { slug: "asc" },
     include: { _count: { select: { endpoints: true, members: true } } },
   });
-  return rows.map((t) => ({ id: t.id, slug: t.slug, name: t.name, createdAt: t.createdAt, endpoints: t._count.endpoints, members: t._count.members }));
+  return rows.map((t) => ({
+    id: t.id,
+    slug: t.slug,
+    name: t.name,
+    createdAt: t.createdAt,
+    endpoints: t._count.endpoints,
+    members: t._count.members,
+  }));
 }
 
 /**
@@ -134,8 +183,23 @@ export function secretFingerprint(secret: string): string {
 }
 
 export type SecretState = "active" | "expiring" | "expired" | "revoked";
-export type SecretRow = { id: string; label: string | null; fingerprint: string; createdAt: Date; expiresAt: Date | null; revokedAt: Date | null; state: SecretState };
-export type EndpointRow = { id: string; provider: Provider; enabled: boolean; toleranceSeconds: number; createdAt: Date; secrets: SecretRow[] };
+export type SecretRow = {
+  id: string;
+  label: string | null;
+  fingerprint: string;
+  createdAt: Date;
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+  state: SecretState;
+};
+export type EndpointRow = {
+  id: string;
+  provider: Provider;
+  enabled: boolean;
+  toleranceSeconds: number;
+  createdAt: Date;
+  secrets: SecretRow[];
+};
 
 function secretState(s: { expiresAt: Date | null; revokedAt: Date | null }, now: Date): SecretState {
   if (s.revokedAt) return "revoked";
@@ -145,14 +209,26 @@ function secretState(s: { expiresAt: Date | null; revokedAt: Date | null }, now:
 
 /** A tenant's endpoints and secret metadata; secret values never leave this function. */
 export async function listEndpoints(tenantId: string, now = new Date()): Promise<EndpointRow[]> {
-  const endpoints = await prisma.providerEndpoint.findMany({ where: { tenantId }, orderBy: { provider: "asc" }, include: { secrets: { orderBy: { createdAt: "desc" } } } });
+  const endpoints = await prisma.providerEndpoint.findMany({
+    where: { tenantId },
+    orderBy: { provider: "asc" },
+    include: { secrets: { orderBy: { createdAt: "desc" } } },
+  });
   return endpoints.map((e) => ({
     id: e.id,
     provider: e.provider,
     enabled: e.enabled,
     toleranceSeconds: e.toleranceSeconds,
     createdAt: e.createdAt,
-    secrets: e.secrets.map((s) => ({ id: s.id, label: s.label, fingerprint: secretFingerprint(open(s.secret)), createdAt: s.createdAt, expiresAt: s.expiresAt, revokedAt: s.revokedAt, state: secretState(s, now) })),
+    secrets: e.secrets.map((s) => ({
+      id: s.id,
+      label: s.label,
+      fingerprint: secretFingerprint(open(s.secret)),
+      createdAt: s.createdAt,
+      expiresAt: s.expiresAt,
+      revokedAt: s.revokedAt,
+      state: secretState(s, now),
+    })),
   }));
 }
 
@@ -160,7 +236,12 @@ export async function listEndpoints(tenantId: string, now = new Date()): Promise
 const CREDENTIAL = CREDENTIAL_SETTING;
 
 export function maskSettings(settings: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(settings).map(([k, v]) => [k, CREDENTIAL.test(k) && typeof v === "string" && v ? `${v.slice(0, 4)}…(${v.length})` : v]));
+  return Object.fromEntries(
+    Object.entries(settings).map(([k, v]) => [
+      k,
+      CREDENTIAL.test(k) && typeof v === "string" && v ? `${v.slice(0, 4)}…(${v.length})` : v,
+    ]),
+  );
 }
 
 /**
@@ -177,9 +258,17 @@ export async function updateEndpointSettings(
   if (!adapter) return { ok: false, reason: "unknown_provider", message: `Unknown provider "${providerName}"` };
   const tenant = await prisma.tenant.findUnique({ where: { slug: tenantSlug } });
   if (!tenant) return { ok: false, reason: "unknown_tenant", message: `Unknown tenant "${tenantSlug}"` };
-  const endpoint = await prisma.providerEndpoint.findUnique({ where: { tenantId_provider: { tenantId: tenant.id, provider: adapter.provider } } });
-  if (!endpoint) return { ok: false, reason: "unknown_endpoint", message: `Tenant "${tenantSlug}" has no ${adapter.provider} endpoint; add a secret first` };
-  if (changes.toleranceSeconds !== undefined && !(changes.toleranceSeconds >= 0 && changes.toleranceSeconds <= 86_400)) return { ok: false, reason: "invalid_tolerance", message: "Tolerance must be between 0 and 86400 seconds" };
+  const endpoint = await prisma.providerEndpoint.findUnique({
+    where: { tenantId_provider: { tenantId: tenant.id, provider: adapter.provider } },
+  });
+  if (!endpoint)
+    return {
+      ok: false,
+      reason: "unknown_endpoint",
+      message: `Tenant "${tenantSlug}" has no ${adapter.provider} endpoint; add a secret first`,
+    };
+  if (changes.toleranceSeconds !== undefined && !(changes.toleranceSeconds >= 0 && changes.toleranceSeconds <= 86_400))
+    return { ok: false, reason: "invalid_tolerance", message: "Tolerance must be between 0 and 86400 seconds" };
   const settings = { ...((endpoint.settings ?? {}) as Record<string, unknown>) };
   for (const [k, v] of Object.entries(changes.settings ?? {})) {
     if (v === null) delete settings[k];
@@ -188,11 +277,34 @@ export async function updateEndpointSettings(
   const updated = await prisma.$transaction(async (tx) => {
     const row = await tx.providerEndpoint.update({
       where: { id: endpoint.id },
-      data: { settings: sealSettings(settings) as object, ...(changes.enabled !== undefined && { enabled: changes.enabled }), ...(changes.toleranceSeconds !== undefined && { toleranceSeconds: changes.toleranceSeconds }) },
+      data: {
+        settings: sealSettings(settings) as object,
+        ...(changes.enabled !== undefined && { enabled: changes.enabled }),
+        ...(changes.toleranceSeconds !== undefined && { toleranceSeconds: changes.toleranceSeconds }),
+      },
     });
-    await recordAudit(tx, { actor, action: "endpoint.update", subjectType: "provider_endpoint", subjectId: endpoint.id, tenantId: tenant.id, details: { provider: adapter.provider, settings: maskSettings(changes.settings ?? {}), enabled: changes.enabled ?? null, toleranceSeconds: changes.toleranceSeconds ?? null } });
+    await recordAudit(tx, {
+      actor,
+      action: "endpoint.update",
+      subjectType: "provider_endpoint",
+      subjectId: endpoint.id,
+      tenantId: tenant.id,
+      details: {
+        provider: adapter.provider,
+        settings: maskSettings(changes.settings ?? {}),
+        enabled: changes.enabled ?? null,
+        toleranceSeconds: changes.toleranceSeconds ?? null,
+      },
+    });
     return row;
   });
   forgetEndpoints(tenantSlug);
-  return { ok: true, value: { settings: maskSettings(openSettings(settings)), enabled: updated.enabled, toleranceSeconds: updated.toleranceSeconds } };
+  return {
+    ok: true,
+    value: {
+      settings: maskSettings(openSettings(settings)),
+      enabled: updated.enabled,
+      toleranceSeconds: updated.toleranceSeconds,
+    },
+  };
 }

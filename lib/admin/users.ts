@@ -13,41 +13,91 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export type NewUser = { email: string; role: string; tenants: string[]; password?: string; name?: string };
 
 /** Creates a user; when no password is given one is generated and returned, once. */
-export async function createUser(input: NewUser, actor: Actor): Promise<DomainResult<{ id: string; email: string; password: string }>> {
+export async function createUser(
+  input: NewUser,
+  actor: Actor,
+): Promise<DomainResult<{ id: string; email: string; password: string }>> {
   const email = input.email.trim().toLowerCase();
-  if (!EMAIL.test(email)) return { ok: false, reason: "invalid_email", message: `"${input.email}" is not an email address` };
-  if (!ROLES.includes(input.role as Role)) return { ok: false, reason: "invalid_role", message: `Role must be one of ${ROLES.join(", ")}` };
-  if (input.role !== "admin" && input.tenants.length === 0) return { ok: false, reason: "no_tenant", message: `A ${input.role} user must belong to at least one tenant (--tenant)` };
+  if (!EMAIL.test(email))
+    return { ok: false, reason: "invalid_email", message: `"${input.email}" is not an email address` };
+  if (!ROLES.includes(input.role as Role))
+    return { ok: false, reason: "invalid_role", message: `Role must be one of ${ROLES.join(", ")}` };
+  if (input.role !== "admin" && input.tenants.length === 0)
+    return {
+      ok: false,
+      reason: "no_tenant",
+      message: `A ${input.role} user must belong to at least one tenant (--tenant)`,
+    };
   const password = input.password ?? generatePassword();
   const problem = input.password === undefined ? null : passwordProblem(password);
   if (problem) return { ok: false, reason: "weak_password", message: problem };
   const tenants = await prisma.tenant.findMany({ where: { slug: { in: input.tenants } } });
   const missing = input.tenants.filter((s) => !tenants.some((t) => t.slug === s));
-  if (missing.length) return { ok: false, reason: "unknown_tenant", message: `Unknown tenant${missing.length > 1 ? "s" : ""} ${missing.map((s) => `"${s}"`).join(", ")}` };
-  if (await prisma.user.findUnique({ where: { email } })) return { ok: false, reason: "exists", message: `A user with email ${email} already exists` };
+  if (missing.length)
+    return {
+      ok: false,
+      reason: "unknown_tenant",
+      message: `Unknown tenant${missing.length > 1 ? "s" : ""} ${missing.map((s) => `"${s}"`).join(", ")}`,
+    };
+  if (await prisma.user.findUnique({ where: { email } }))
+    return { ok: false, reason: "exists", message: `A user with email ${email} already exists` };
   const passwordHash = await hashPassword(password);
   const user = await prisma.$transaction(async (tx) => {
     const u = await tx.user.create({
-      data: { email, name: input.name ?? null, role: input.role as Role, passwordHash, tenants: { create: tenants.map((t) => ({ tenantId: t.id })) } },
+      data: {
+        email,
+        name: input.name ?? null,
+        role: input.role as Role,
+        passwordHash,
+        tenants: { create: tenants.map((t) => ({ tenantId: t.id })) },
+      },
     });
     // One entry per tenant, naming only that tenant: a tenant's audit readers must not
     // learn which other tenants exist (issue #17 item 10). The tenant-less entry (an admin) is admins' only.
     for (const t of tenants.length ? tenants : [null]) {
-      await recordAudit(tx, { actor, action: "user.create", subjectType: "user", subjectId: u.id, tenantId: t?.id ?? null, details: { email, role: input.role, tenants: t ? [t.slug] : [] } });
+      await recordAudit(tx, {
+        actor,
+        action: "user.create",
+        subjectType: "user",
+        subjectId: u.id,
+        tenantId: t?.id ?? null,
+        details: { email, role: input.role, tenants: t ? [t.slug] : [] },
+      });
     }
     return u;
   });
   return { ok: true, value: { id: user.id, email, password } };
 }
 
-export type UserRow = { id: string; email: string; name: string | null; role: Role; createdAt: Date; disabledAt: Date | null; tenants: string[]; activeSessions: number };
+export type UserRow = {
+  id: string;
+  email: string;
+  name: string | null;
+  role: Role;
+  createdAt: Date;
+  disabledAt: Date | null;
+  tenants: string[];
+  activeSessions: number;
+};
 
 export async function listUsers(): Promise<UserRow[]> {
   const users = await prisma.user.findMany({
     orderBy: { email: "asc" },
-    include: { tenants: { include: { tenant: { select: { slug: true } } } }, _count: { select: { sessions: { where: { revokedAt: null, expiresAt: { gt: new Date() } } } } } },
+    include: {
+      tenants: { include: { tenant: { select: { slug: true } } } },
+      _count: { select: { sessions: { where: { revokedAt: null, expiresAt: { gt: new Date() } } } } },
+    },
   });
-  return users.map((u) => ({ id: u.id, email: u.email, name: u.name, role: u.role, createdAt: u.createdAt, disabledAt: u.disabledAt, tenants: u.tenants.map((m) => m.tenant.slug).sort(), activeSessions: u._count.sessions }));
+  return users.map((u) => ({
+    id: u.id,
+    email: u.email,
+    name: u.name,
+    role: u.role,
+    createdAt: u.createdAt,
+    disabledAt: u.disabledAt,
+    tenants: u.tenants.map((m) => m.tenant.slug).sort(),
+    activeSessions: u._count.sessions,
+  }));
 }
 
 // Someone must always be able to administer Tally from the dashboard.
@@ -60,20 +110,40 @@ export type UserChange = { role?: string; tenants?: string[]; disabled?: boolean
 
 /** Changes a user's role, tenant memberships and/or disabled state, auditing each change. Disabling also ends their sessions. */
 export async function updateUser(userId: string, change: UserChange, actor: Actor): Promise<DomainResult<UserRow>> {
-  const user = await prisma.user.findUnique({ where: { id: userId }, include: { tenants: { include: { tenant: true } } } });
+  const user = await prisma.user.findUnique({
+    where: { id: userId },
+    include: { tenants: { include: { tenant: true } } },
+  });
   if (!user) return { ok: false, reason: "not_found", message: `No user ${userId}` };
-  if (change.role !== undefined && !ROLES.includes(change.role as Role)) return { ok: false, reason: "invalid_role", message: `Role must be one of ${ROLES.join(", ")}` };
+  if (change.role !== undefined && !ROLES.includes(change.role as Role))
+    return { ok: false, reason: "invalid_role", message: `Role must be one of ${ROLES.join(", ")}` };
   const role = (change.role ?? user.role) as Role;
   const wanted = change.tenants ? [...new Set(change.tenants)] : user.tenants.map((m) => m.tenant.slug);
   const tenants = await prisma.tenant.findMany({ where: { slug: { in: wanted } } });
   const missing = wanted.filter((s) => !tenants.some((t) => t.slug === s));
-  if (missing.length) return { ok: false, reason: "unknown_tenant", message: `Unknown tenant${missing.length > 1 ? "s" : ""} ${missing.map((s) => `"${s}"`).join(", ")}` };
-  if (role !== "admin" && tenants.length === 0) return { ok: false, reason: "no_tenant", message: `A ${role} user must belong to at least one tenant` };
-  const demotesOrDisables = (role !== "admin" && user.role === "admin") || (change.disabled === true && user.role === "admin");
-  if (demotesOrDisables && !user.disabledAt && (await isLastActiveAdmin(userId))) return { ok: false, reason: "last_admin", message: "This is the last active admin; make someone else admin first" };
+  if (missing.length)
+    return {
+      ok: false,
+      reason: "unknown_tenant",
+      message: `Unknown tenant${missing.length > 1 ? "s" : ""} ${missing.map((s) => `"${s}"`).join(", ")}`,
+    };
+  if (role !== "admin" && tenants.length === 0)
+    return { ok: false, reason: "no_tenant", message: `A ${role} user must belong to at least one tenant` };
+  const demotesOrDisables =
+    (role !== "admin" && user.role === "admin") || (change.disabled === true && user.role === "admin");
+  if (demotesOrDisables && !user.disabledAt && (await isLastActiveAdmin(userId)))
+    return { ok: false, reason: "last_admin", message: "This is the last active admin; make someone else admin first" };
 
   await prisma.$transaction(async (tx) => {
-    const audit = (action: string, details: Record<string, unknown>) => recordAudit(tx, { actor, action, subjectType: "user", subjectId: userId, reason: change.reason ?? null, details: { email: user.email, ...details } });
+    const audit = (action: string, details: Record<string, unknown>) =>
+      recordAudit(tx, {
+        actor,
+        action,
+        subjectType: "user",
+        subjectId: userId,
+        reason: change.reason ?? null,
+        details: { email: user.email, ...details },
+      });
     if (role !== user.role) {
       await tx.user.update({ where: { id: userId }, data: { role } });
       await audit("user.role_change", { from: user.role, to: role });
@@ -83,7 +153,10 @@ export async function updateUser(userId: string, change: UserChange, actor: Acto
       const after = tenants.map((t) => t.slug).sort();
       if (before.join() !== after.join()) {
         await tx.tenantMember.deleteMany({ where: { userId, tenantId: { notIn: tenants.map((t) => t.id) } } });
-        await tx.tenantMember.createMany({ data: tenants.map((t) => ({ userId, tenantId: t.id })), skipDuplicates: true });
+        await tx.tenantMember.createMany({
+          data: tenants.map((t) => ({ userId, tenantId: t.id })),
+          skipDuplicates: true,
+        });
         await audit("user.tenants_change", { from: before, to: after });
       }
     }

@@ -31,7 +31,10 @@ async function signedIn(email: string, ip = "10.0.0.1") {
   return { cookie: r.cookieValue, csrf: session!.csrfToken };
 }
 
-function request(path: string, o: { method?: string; cookie?: string; csrf?: string; origin?: string | null; site?: string; bearer?: string } = {}): Request {
+function request(
+  path: string,
+  o: { method?: string; cookie?: string; csrf?: string; origin?: string | null; site?: string; bearer?: string } = {},
+): Request {
   const headers: Record<string, string> = { host: "tally.test" };
   if (o.cookie) headers.cookie = `other=1; tally_session=${o.cookie}`;
   if (o.csrf) headers["x-csrf-token"] = o.csrf;
@@ -69,7 +72,8 @@ describe("sessions", () => {
       signIn({ email: "nobody@example.test", password: PASSWORD, ip: "10.0.1.2" }),
       signIn({ email: d.email, password: PASSWORD, ip: "10.0.1.3" }),
     ]);
-    for (const r of answers) expect(r).toEqual({ ok: false, reason: "invalid_credentials", message: "Wrong email or password" });
+    for (const r of answers)
+      expect(r).toEqual({ ok: false, reason: "invalid_credentials", message: "Wrong email or password" });
   });
 
   it("ends a session after the idle timeout and after the absolute timeout", async () => {
@@ -80,7 +84,10 @@ describe("sessions", () => {
     await prisma.session.update({ where: { id }, data: { lastSeenAt: new Date(Date.now() - 61 * 60_000) } });
     expect(await resolveSession(s.cookie)).toBeNull();
     const s2 = await signedIn(u.email);
-    await prisma.session.update({ where: { id: sessionIdFor(s2.cookie) }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await prisma.session.update({
+      where: { id: sessionIdFor(s2.cookie) },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
     expect(await resolveSession(s2.cookie)).toBeNull();
   });
 
@@ -101,7 +108,9 @@ describe("sessions", () => {
     expect(r).toEqual({ ok: true, value: { revoked: 2 } });
     expect(await resolveSession(s1.cookie)).toBeNull();
     expect(await resolveSession(s2.cookie)).toBeNull();
-    expect(await prisma.auditLog.findFirst({ where: { action: "user.sessions_revoke", subjectId: u.id } })).toMatchObject({ reason: "lost laptop", actorLabel: "admin@example.test" });
+    expect(
+      await prisma.auditLog.findFirst({ where: { action: "user.sessions_revoke", subjectId: u.id } }),
+    ).toMatchObject({ reason: "lost laptop", actorLabel: "admin@example.test" });
   });
 
   it("ends the sessions of a user who is disabled", async () => {
@@ -120,15 +129,30 @@ describe("CSRF", () => {
     const cases: [string, Request][] = [
       ["no token", request(path, { method: "POST", cookie: s.cookie })],
       ["wrong token", request(path, { method: "POST", cookie: s.cookie, csrf: "x".repeat(s.csrf.length) })],
-      ["other origin", request(path, { method: "POST", cookie: s.cookie, csrf: s.csrf, origin: "https://evil.example" })],
-      ["cross-site fetch metadata", request(path, { method: "DELETE", cookie: s.cookie, csrf: s.csrf, site: "cross-site" })],
-      ["no origin and no fetch metadata", request(path, { method: "PATCH", cookie: s.cookie, csrf: s.csrf, origin: null })],
+      [
+        "other origin",
+        request(path, { method: "POST", cookie: s.cookie, csrf: s.csrf, origin: "https://evil.example" }),
+      ],
+      [
+        "cross-site fetch metadata",
+        request(path, { method: "DELETE", cookie: s.cookie, csrf: s.csrf, site: "cross-site" }),
+      ],
+      [
+        "no origin and no fetch metadata",
+        request(path, { method: "PATCH", cookie: s.cookie, csrf: s.csrf, origin: null }),
+      ],
     ];
     for (const [name, req] of cases) {
       const r = await requireAccess(req, { tenant: a.slug });
       expect({ name, ...r }).toMatchObject({ name, ok: false, status: 403, code: "csrf_failed" });
     }
-    expect((await requireAccess(request(path, { method: "POST", cookie: s.cookie, csrf: s.csrf, site: "same-origin" }), { tenant: a.slug })).ok).toBe(true);
+    expect(
+      (
+        await requireAccess(request(path, { method: "POST", cookie: s.cookie, csrf: s.csrf, site: "same-origin" }), {
+          tenant: a.slug,
+        })
+      ).ok,
+    ).toBe(true);
     // Reads need no token.
     expect((await requireAccess(request(path, { cookie: s.cookie }), { tenant: a.slug })).ok).toBe(true);
   });
@@ -136,7 +160,9 @@ describe("CSRF", () => {
   it("exempts bearer tokens, which a browser never attaches by itself", async () => {
     const t = await createApiToken({ tenant: a.slug, role: "admin" }, SYSTEM_ACTOR);
     if (!t.ok) throw new Error(t.message);
-    const r = await requireAccess(request(`/x`, { method: "POST", bearer: t.value.token, origin: null }), { tenant: a.slug });
+    const r = await requireAccess(request(`/x`, { method: "POST", bearer: t.value.token, origin: null }), {
+      tenant: a.slug,
+    });
     expect(r.ok).toBe(true);
   });
 });
@@ -148,13 +174,16 @@ describe("sign-in brakes", () => {
     resetConfigForTests();
   });
 
-  const wrong = (email: string, ip: string, i: number, device?: string | null) => signIn({ email, password: `wrong-${i}-password`, ip, device });
+  const wrong = (email: string, ip: string, i: number, device?: string | null) =>
+    signIn({ email, password: `wrong-${i}-password`, ip, device });
   /** Moves a bucket's failures into the past, as if that much time had gone by. */
-  const age = (email: string, ms: number) => prisma.$executeRaw`UPDATE login_failures SET at = at - make_interval(secs => ${ms / 1000}) WHERE email = ${email}`;
+  const age = (email: string, ms: number) =>
+    prisma.$executeRaw`UPDATE login_failures SET at = at - make_interval(secs => ${ms / 1000}) WHERE email = ${email}`;
 
   it("backs one account off at one address after 5 failures, even for the right password, without locking it anywhere else", async () => {
     const u = await aUser("ops", [a.slug]);
-    for (let i = 0; i < 5; i++) expect(await wrong(u.email, "10.1.0.1", i)).toMatchObject({ ok: false, reason: "invalid_credentials" });
+    for (let i = 0; i < 5; i++)
+      expect(await wrong(u.email, "10.1.0.1", i)).toMatchObject({ ok: false, reason: "invalid_credentials" });
     const held = await signIn({ email: u.email, password: PASSWORD, ip: "10.1.0.1" });
     expect(held).toMatchObject({ ok: false, reason: "rate_limited", retryAfterSeconds: 2 });
     // The same account from another address: not locked.
@@ -189,8 +218,12 @@ describe("sign-in brakes", () => {
     const device = first.deviceCookieValue;
     for (let i = 0; i < 5; i++) await wrong(u.email, "10.1.2.1", i);
     // Five more failures as if waited out, so the back-off (now 64 s) outlasts the slow checks below.
-    await prisma.loginFailure.createMany({ data: Array.from({ length: 5 }, () => ({ email: u.email, ip: "10.1.2.1", at: new Date() })) });
-    expect(await signIn({ email: u.email, password: PASSWORD, ip: "10.1.2.1" })).toMatchObject({ reason: "rate_limited" });
+    await prisma.loginFailure.createMany({
+      data: Array.from({ length: 5 }, () => ({ email: u.email, ip: "10.1.2.1", at: new Date() })),
+    });
+    expect(await signIn({ email: u.email, password: PASSWORD, ip: "10.1.2.1" })).toMatchObject({
+      reason: "rate_limited",
+    });
     const known = await signIn({ email: u.email, password: PASSWORD, ip: "10.1.2.1", device });
     expect(known.ok).toBe(true);
     // A forged or other user's device cookie is just an unknown device.
@@ -198,7 +231,9 @@ describe("sign-in brakes", () => {
     const theirs = await signIn({ email: other.email, password: PASSWORD, ip: "10.1.2.9" });
     if (!theirs.ok) throw new Error(theirs.message);
     for (const forged of [theirs.deviceCookieValue, `${device.split(".")[0]}.${"A".repeat(43)}`, "x.y", ""]) {
-      expect(await signIn({ email: u.email, password: PASSWORD, ip: "10.1.2.1", device: forged })).toMatchObject({ reason: "rate_limited" });
+      expect(await signIn({ email: u.email, password: PASSWORD, ip: "10.1.2.1", device: forged })).toMatchObject({
+        reason: "rate_limited",
+      });
     }
   });
 
@@ -207,7 +242,9 @@ describe("sign-in brakes", () => {
     const first = await signIn({ email: u.email, password: PASSWORD, ip: "10.1.3.1" });
     if (!first.ok) throw new Error(first.message);
     for (let i = 0; i < 5; i++) await wrong(u.email, "10.1.3.1", i, first.deviceCookieValue);
-    expect(await signIn({ email: u.email, password: PASSWORD, ip: "10.1.3.1", device: first.deviceCookieValue })).toMatchObject({ reason: "rate_limited", retryAfterSeconds: 2 });
+    expect(
+      await signIn({ email: u.email, password: PASSWORD, ip: "10.1.3.1", device: first.deviceCookieValue }),
+    ).toMatchObject({ reason: "rate_limited", retryAfterSeconds: 2 });
     // Its failures are not the address's: an unknown device there is not held back by them.
     expect((await signIn({ email: u.email, password: PASSWORD, ip: "10.1.3.1" })).ok).toBe(true);
   });
@@ -218,7 +255,9 @@ describe("sign-in brakes", () => {
     if (!first.ok) throw new Error(first.message);
     for (let i = 0; i < 5; i++) await wrong(u.email, "10.1.4.1", i);
     await prisma.user.update({ where: { id: u.id }, data: { passwordHash: await hashPassword(PASSWORD) } });
-    expect(await signIn({ email: u.email, password: PASSWORD, ip: "10.1.4.1", device: first.deviceCookieValue })).toMatchObject({ reason: "rate_limited" });
+    expect(
+      await signIn({ email: u.email, password: PASSWORD, ip: "10.1.4.1", device: first.deviceCookieValue }),
+    ).toMatchObject({ reason: "rate_limited" });
   });
 
   it("limits one address across many emails", async () => {
@@ -226,29 +265,56 @@ describe("sign-in brakes", () => {
     resetConfigForTests();
     const ip = `10.2.${Math.floor(Math.random() * 250)}.9`;
     for (let i = 0; i < 3; i++) await signIn({ email: `${unique("x")}@example.test`, password: "nope-nope-nope", ip });
-    expect(await checkLoginLimit(`${unique("fresh")}@example.test`, { ip, device: null })).toMatchObject({ ok: false, scope: "ip" });
-    expect(await checkLoginLimit(`${unique("fresh")}@example.test`, { ip: "10.3.0.1", device: null })).toEqual({ ok: true });
+    expect(await checkLoginLimit(`${unique("fresh")}@example.test`, { ip, device: null })).toMatchObject({
+      ok: false,
+      scope: "ip",
+    });
+    expect(await checkLoginLimit(`${unique("fresh")}@example.test`, { ip: "10.3.0.1", device: null })).toEqual({
+      ok: true,
+    });
   });
 
   describe("through the login route", () => {
     const attempt = (email: string, password: string, headers: Record<string, string>) =>
-      new Request(`${ORIGIN}/api/auth/login`, { method: "POST", headers: { host: "tally.test", origin: ORIGIN, "content-type": "application/json", ...headers }, body: JSON.stringify({ email, password }) });
+      new Request(`${ORIGIN}/api/auth/login`, {
+        method: "POST",
+        headers: { host: "tally.test", origin: ORIGIN, "content-type": "application/json", ...headers },
+        body: JSON.stringify({ email, password }),
+      });
 
     it("a client rotating X-Forwarded-For stays one address: 429 with Retry-After, and the audit log has the real peer", async () => {
       const { POST: login } = await import("@/app/api/auth/login/route");
       const u = await aUser("ops", [a.slug]);
-      for (let i = 0; i < 5; i++) expect((await login(attempt(u.email, "wrong-password", { [PEER_HEADER]: "192.0.2.10", "x-forwarded-for": `203.0.113.${i}` }))).status).toBe(401);
-      const res = await login(attempt(u.email, PASSWORD, { [PEER_HEADER]: "192.0.2.10", "x-forwarded-for": "198.51.100.1" }));
+      for (let i = 0; i < 5; i++)
+        expect(
+          (
+            await login(
+              attempt(u.email, "wrong-password", { [PEER_HEADER]: "192.0.2.10", "x-forwarded-for": `203.0.113.${i}` }),
+            )
+          ).status,
+        ).toBe(401);
+      const res = await login(
+        attempt(u.email, PASSWORD, { [PEER_HEADER]: "192.0.2.10", "x-forwarded-for": "198.51.100.1" }),
+      );
       expect(res.status).toBe(429);
       expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
-      expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/Too many failed sign-ins for this email from this address; try again in \d+ seconds/);
+      expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(
+        /Too many failed sign-ins for this email from this address; try again in \d+ seconds/,
+      );
       // A spoofed address is not what gets audited.
-      const ok = await login(attempt(u.email, PASSWORD, { [PEER_HEADER]: "::ffff:192.0.2.11", "x-forwarded-for": "6.6.6.6" }));
+      const ok = await login(
+        attempt(u.email, PASSWORD, { [PEER_HEADER]: "::ffff:192.0.2.11", "x-forwarded-for": "6.6.6.6" }),
+      );
       expect(ok.status).toBe(200);
-      const audit = await prisma.auditLog.findFirstOrThrow({ where: { action: "user.sign_in", subjectId: u.id }, orderBy: { id: "desc" } });
+      const audit = await prisma.auditLog.findFirstOrThrow({
+        where: { action: "user.sign_in", subjectId: u.id },
+        orderBy: { id: "desc" },
+      });
       expect(audit.details).toMatchObject({ ip: "192.0.2.11" });
       // The known-device cookie comes with the session: HttpOnly, only for the sign-in endpoint.
-      expect(ok.headers.getSetCookie().find((c) => c.startsWith("tally_device="))).toMatch(/Path=\/api\/auth\/login; Max-Age=\d+; HttpOnly; SameSite=Strict/);
+      expect(ok.headers.getSetCookie().find((c) => c.startsWith("tally_device="))).toMatch(
+        /Path=\/api\/auth\/login; Max-Age=\d+; HttpOnly; SameSite=Strict/,
+      );
     });
 
     it("believes X-Forwarded-For only from a trusted proxy, and only up to the first address it does not trust", async () => {
@@ -257,9 +323,17 @@ describe("sign-in brakes", () => {
       const { POST: login } = await import("@/app/api/auth/login/route");
       const u = await aUser("ops", [a.slug]);
       // The client wrote "6.6.6.6, 10.9.9.9" itself; the proxies appended 198.51.100.7 and 10.0.0.3.
-      const ok = await login(attempt(u.email, PASSWORD, { [PEER_HEADER]: "2001:db8::1", "x-forwarded-for": "6.6.6.6, 10.9.9.9, 198.51.100.7, 10.0.0.3" }));
+      const ok = await login(
+        attempt(u.email, PASSWORD, {
+          [PEER_HEADER]: "2001:db8::1",
+          "x-forwarded-for": "6.6.6.6, 10.9.9.9, 198.51.100.7, 10.0.0.3",
+        }),
+      );
       expect(ok.status).toBe(200);
-      const audit = await prisma.auditLog.findFirstOrThrow({ where: { action: "user.sign_in", subjectId: u.id }, orderBy: { id: "desc" } });
+      const audit = await prisma.auditLog.findFirstOrThrow({
+        where: { action: "user.sign_in", subjectId: u.id },
+        orderBy: { id: "desc" },
+      });
       expect(audit.details).toMatchObject({ ip: "198.51.100.7" });
     });
   });
@@ -275,7 +349,7 @@ describe("requireAccess", () => {
     }
     const admin = await aUser("admin", []);
     const s = await signedIn(admin.email);
-    principals["admin"] = async () => ({ headers: { cookie: s.cookie } });
+    principals.admin = async () => ({ headers: { cookie: s.cookie } });
     const token = await createApiToken({ tenant: a.slug, role: "accountant" }, SYSTEM_ACTOR);
     if (!token.ok) throw new Error(token.message);
     principals["accountant token of A"] = async () => ({ headers: { bearer: token.value.token } });
@@ -292,7 +366,8 @@ describe("requireAccess", () => {
         }
       }
     }
-    const role = (name: string): Role => (name.startsWith("ops") ? "ops" : name.includes("accountant") ? "accountant" : "admin");
+    const role = (name: string): Role =>
+      name.startsWith("ops") ? "ops" : name.includes("accountant") ? "accountant" : "admin";
     const expected = Object.keys(principals).flatMap((name) =>
       ["A", "B"].flatMap((t) =>
         Object.entries(SECTION_ROLES).map(([section, roles]) => {
@@ -314,26 +389,37 @@ describe("requireAccess", () => {
 
   it("answers 401 without credentials, with an unknown or revoked token, and with an ended session", async () => {
     expect(await requireAccess(request("/t"), { tenant: a.slug })).toMatchObject({ status: 401 });
-    expect(await requireAccess(request("/t", { bearer: "tly_nope" }), { tenant: a.slug })).toMatchObject({ status: 401 });
+    expect(await requireAccess(request("/t", { bearer: "tly_nope" }), { tenant: a.slug })).toMatchObject({
+      status: 401,
+    });
     const t = await createApiToken({ tenant: a.slug, role: "ops" }, SYSTEM_ACTOR);
     if (!t.ok) throw new Error(t.message);
     expect((await requireAccess(request("/t", { bearer: t.value.token }), { tenant: a.slug })).ok).toBe(true);
     await prisma.apiToken.update({ where: { id: t.value.id }, data: { revokedAt: new Date() } });
-    expect(await requireAccess(request("/t", { bearer: t.value.token }), { tenant: a.slug })).toMatchObject({ status: 401 });
-    expect(await requireAccess(request("/t", { cookie: "forged" }), { tenant: a.slug })).toMatchObject({ status: 401, message: "Your session has ended; sign in again" });
+    expect(await requireAccess(request("/t", { bearer: t.value.token }), { tenant: a.slug })).toMatchObject({
+      status: 401,
+    });
+    expect(await requireAccess(request("/t", { cookie: "forged" }), { tenant: a.slug })).toMatchObject({
+      status: 401,
+      message: "Your session has ended; sign in again",
+    });
   });
 
   it("keeps global admin actions for people: an admin token is refused", async () => {
     const t = await createApiToken({ tenant: a.slug, role: "admin" }, SYSTEM_ACTOR);
     if (!t.ok) throw new Error(t.message);
-    const r = await requireAccess(request("/api/v1/users", { bearer: t.value.token }), { roles: ["admin"], usersOnly: true });
+    const r = await requireAccess(request("/api/v1/users", { bearer: t.value.token }), {
+      roles: ["admin"],
+      usersOnly: true,
+    });
     expect(r).toMatchObject({ ok: false, status: 403 });
   });
 
   it("sees a role change on the next request", async () => {
     const u = await aUser("ops", [a.slug]);
     const s = await signedIn(u.email);
-    const ledger = () => requireAccess(request("/t", { cookie: s.cookie }), { tenant: a.slug, roles: SECTION_ROLES.ledger });
+    const ledger = () =>
+      requireAccess(request("/t", { cookie: s.cookie }), { tenant: a.slug, roles: SECTION_ROLES.ledger });
     expect(await ledger()).toMatchObject({ status: 403 });
     await updateUser(u.id, { role: "accountant" }, SYSTEM_ACTOR);
     const r = await ledger();

@@ -19,7 +19,12 @@ export type VisibleTenant = { id: string; slug: string; name: string };
 export type AccessDenied = { ok: false; status: 401 | 403 | 404; code: string; message: string };
 export type Access<T extends VisibleTenant | null> = { ok: true; principal: Principal; tenant: T } | AccessDenied;
 
-const deny = (status: AccessDenied["status"], code: string, message: string): AccessDenied => ({ ok: false, status, code, message });
+const deny = (status: AccessDenied["status"], code: string, message: string): AccessDenied => ({
+  ok: false,
+  status,
+  code,
+  message,
+});
 
 export function actorOf(principal: Principal): Actor {
   return principal.kind === "user"
@@ -34,7 +39,9 @@ export async function visibleTenant(principal: Principal, slug: string): Promise
   if (!tenant) return null;
   if (principal.kind === "token") return tenant.id === principal.tenantId ? tenant : null;
   if (principal.role === "admin") return tenant;
-  const member = await prisma.tenantMember.findUnique({ where: { userId_tenantId: { userId: principal.userId, tenantId: tenant.id } } });
+  const member = await prisma.tenantMember.findUnique({
+    where: { userId_tenantId: { userId: principal.userId, tenantId: tenant.id } },
+  });
   return member ? tenant : null;
 }
 
@@ -43,7 +50,11 @@ export async function visibleTenants(principal: Principal): Promise<VisibleTenan
   const select = { id: true, slug: true, name: true } as const;
   if (principal.kind === "token") return prisma.tenant.findMany({ where: { id: principal.tenantId }, select });
   if (principal.role === "admin") return prisma.tenant.findMany({ orderBy: { slug: "asc" }, select });
-  return prisma.tenant.findMany({ where: { members: { some: { userId: principal.userId } } }, orderBy: { slug: "asc" }, select });
+  return prisma.tenant.findMany({
+    where: { members: { some: { userId: principal.userId } } },
+    orderBy: { slug: "asc" },
+    select,
+  });
 }
 
 type Resolved = { ok: true; principal: Principal } | AccessDenied;
@@ -60,7 +71,12 @@ export async function resolvePrincipal(request: Request): Promise<Resolved> {
   }
   const cookie = readSessionCookie(request.headers.get("cookie"));
   const user = cookie ? await resolveSession(cookie) : null;
-  if (!user) return deny(401, "unauthenticated", cookie ? "Your session has ended; sign in again" : "Sign in, or send an API token");
+  if (!user)
+    return deny(
+      401,
+      "unauthenticated",
+      cookie ? "Your session has ended; sign in again" : "Sign in, or send an API token",
+    );
   // Tokens need no CSRF check: a browser never attaches them on its own.
   if (changesState(request.method)) {
     const problem = csrfProblem(request, user.csrfToken);
@@ -78,7 +94,10 @@ export type AccessRule = {
   usersOnly?: boolean | string;
 };
 
-export async function requireAccess(request: Request, rule: AccessRule & { tenant: string }): Promise<Access<VisibleTenant>>;
+export async function requireAccess(
+  request: Request,
+  rule: AccessRule & { tenant: string },
+): Promise<Access<VisibleTenant>>;
 export async function requireAccess(request: Request, rule?: AccessRule): Promise<Access<VisibleTenant | null>>;
 export async function requireAccess(request: Request, rule: AccessRule = {}): Promise<Access<VisibleTenant | null>> {
   const resolved = await resolvePrincipal(request);
@@ -92,11 +111,22 @@ export async function authorise(principal: Principal, rule: AccessRule): Promise
   // Tenant before role: a 403 for an invisible tenant would confirm that it exists.
   if (rule.tenant !== undefined) {
     // A path segment that cannot be a slug (a NUL byte, a 10 kB string) is answered before any query.
-    if (!isTenantSlug(rule.tenant)) return deny(404, "unknown_tenant", `Unknown tenant ${quotedSlug(rule.tenant)}: a tenant slug is lower-case letters, digits and dashes, at most ${TENANT_SLUG_MAX} characters`);
+    if (!isTenantSlug(rule.tenant))
+      return deny(
+        404,
+        "unknown_tenant",
+        `Unknown tenant ${quotedSlug(rule.tenant)}: a tenant slug is lower-case letters, digits and dashes, at most ${TENANT_SLUG_MAX} characters`,
+      );
     tenant = await visibleTenant(principal, rule.tenant);
     if (!tenant) return deny(404, "unknown_tenant", `Unknown tenant "${rule.tenant}"`);
   }
-  if (rule.usersOnly && principal.kind !== "user") return deny(403, "forbidden", typeof rule.usersOnly === "string" ? rule.usersOnly : "API tokens cannot do this; sign in as an admin");
-  if (rule.roles && !rule.roles.includes(principal.role)) return deny(403, "forbidden", `Your role (${principal.role}) may not do this; it needs ${rule.roles.join(" or ")}`);
+  if (rule.usersOnly && principal.kind !== "user")
+    return deny(
+      403,
+      "forbidden",
+      typeof rule.usersOnly === "string" ? rule.usersOnly : "API tokens cannot do this; sign in as an admin",
+    );
+  if (rule.roles && !rule.roles.includes(principal.role))
+    return deny(403, "forbidden", `Your role (${principal.role}) may not do this; it needs ${rule.roles.join(" or ")}`);
   return { ok: true, principal, tenant };
 }

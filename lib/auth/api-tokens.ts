@@ -16,14 +16,30 @@ export async function createApiToken(
   input: { tenant: string; role: string; name?: string },
   actor: Actor,
 ): Promise<DomainResult<{ id: string; token: string; prefix: string }>> {
-  if (!ROLES.includes(input.role as Role)) return { ok: false, reason: "invalid_role", message: `Role must be one of ${ROLES.join(", ")}` };
+  if (!ROLES.includes(input.role as Role))
+    return { ok: false, reason: "invalid_role", message: `Role must be one of ${ROLES.join(", ")}` };
   const tenant = await prisma.tenant.findUnique({ where: { slug: input.tenant } });
   if (!tenant) return { ok: false, reason: "unknown_tenant", message: `Unknown tenant "${input.tenant}"` };
   const token = `tly_${randomBytes(32).toString("base64url")}`;
   const prefix = token.slice(0, 10);
   const row = await prisma.$transaction(async (tx) => {
-    const t = await tx.apiToken.create({ data: { tenantId: tenant.id, role: input.role as Role, name: input.name ?? null, tokenHash: hashToken(token), prefix } });
-    await recordAudit(tx, { actor, action: "api_token.create", subjectType: "api_token", subjectId: t.id, tenantId: tenant.id, details: { role: input.role, name: input.name ?? null, prefix } });
+    const t = await tx.apiToken.create({
+      data: {
+        tenantId: tenant.id,
+        role: input.role as Role,
+        name: input.name ?? null,
+        tokenHash: hashToken(token),
+        prefix,
+      },
+    });
+    await recordAudit(tx, {
+      actor,
+      action: "api_token.create",
+      subjectType: "api_token",
+      subjectId: t.id,
+      tenantId: tenant.id,
+      details: { role: input.role, name: input.name ?? null, prefix },
+    });
     return t;
   });
   return { ok: true, value: { id: row.id, token, prefix } };

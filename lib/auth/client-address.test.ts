@@ -3,7 +3,14 @@ import { clientAddress, PEER_HEADER } from "@/lib/auth/client-address";
 import { resetConfigForTests } from "@/lib/platform/config";
 
 const from = (peer: string | null, forwardedFor?: string) =>
-  clientAddress(new Request("http://tally.test/api/auth/login", { headers: { ...(peer !== null && { [PEER_HEADER]: peer }), ...(forwardedFor !== undefined && { "x-forwarded-for": forwardedFor }) } }));
+  clientAddress(
+    new Request("http://tally.test/api/auth/login", {
+      headers: {
+        ...(peer !== null && { [PEER_HEADER]: peer }),
+        ...(forwardedFor !== undefined && { "x-forwarded-for": forwardedFor }),
+      },
+    }),
+  );
 
 const trusting = (proxies: string) => {
   process.env.TALLY_TRUSTED_PROXIES = proxies;
@@ -17,7 +24,8 @@ afterEach(() => {
 
 describe("the client address", () => {
   it("is the connection's peer when no proxy is trusted, whatever X-Forwarded-For says", () => {
-    for (const xff of ["6.6.6.6", "6.6.6.6, 127.0.0.1", "", "garbage", "1.1.1.1, 2.2.2.2, 3.3.3.3"]) expect(from("192.0.2.1", xff)).toBe("192.0.2.1");
+    for (const xff of ["6.6.6.6", "6.6.6.6, 127.0.0.1", "", "garbage", "1.1.1.1, 2.2.2.2, 3.3.3.3"])
+      expect(from("192.0.2.1", xff)).toBe("192.0.2.1");
     expect(from("::ffff:192.0.2.1", "6.6.6.6")).toBe("192.0.2.1");
     expect(from("2001:db8::5", "6.6.6.6")).toBe("2001:db8::5");
   });

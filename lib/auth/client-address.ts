@@ -24,7 +24,10 @@ function trustedProxies(): BlockList {
   const source = config().TALLY_TRUSTED_PROXIES;
   if (cached?.source === source) return cached.list;
   const list = new BlockList();
-  for (const entry of source.split(",").map((s) => s.trim()).filter(Boolean)) {
+  for (const entry of source
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const [address, bits] = entry.split("/") as [string, string | undefined];
     const family = isIP(normalise(address)) === 6 ? "ipv6" : "ipv4";
     if (bits === undefined) list.addAddress(normalise(address), family);

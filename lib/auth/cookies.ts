@@ -21,7 +21,14 @@ export function cookieSecure(request: Request): boolean {
 }
 
 function serialise(value: string, maxAgeSeconds: number, secure: boolean): string {
-  return [`${SESSION_COOKIE}=${value}`, "Path=/", `Max-Age=${maxAgeSeconds}`, "HttpOnly", "SameSite=Lax", ...(secure ? ["Secure"] : [])].join("; ");
+  return [
+    `${SESSION_COOKIE}=${value}`,
+    "Path=/",
+    `Max-Age=${maxAgeSeconds}`,
+    "HttpOnly",
+    "SameSite=Lax",
+    ...(secure ? ["Secure"] : []),
+  ].join("; ");
 }
 
 export function sessionCookie(request: Request, value: string, maxAgeSeconds: number): string {

@@ -13,7 +13,9 @@ const MAX_AGE_SECONDS = 180 * 24 * 3600;
 type Holder = { id: string; passwordHash: string | null };
 
 function mac(user: Holder, deviceId: string): Buffer {
-  return createHmac("sha256", user.passwordHash ?? "").update(`tally-device\u0000${user.id}\u0000${deviceId}`).digest();
+  return createHmac("sha256", user.passwordHash ?? "")
+    .update(`tally-device\u0000${user.id}\u0000${deviceId}`)
+    .digest();
 }
 
 /** The device id if the cookie was issued to this user under their current password, else null. */
@@ -34,7 +36,14 @@ export function deviceCookieValue(user: Holder, deviceId: string | null): string
 
 /** Sent only to the sign-in endpoint, never readable by scripts. */
 export function deviceCookie(value: string, secure: boolean): string {
-  return [`${DEVICE_COOKIE}=${value}`, "Path=/api/auth/login", `Max-Age=${MAX_AGE_SECONDS}`, "HttpOnly", "SameSite=Strict", ...(secure ? ["Secure"] : [])].join("; ");
+  return [
+    `${DEVICE_COOKIE}=${value}`,
+    "Path=/api/auth/login",
+    `Max-Age=${MAX_AGE_SECONDS}`,
+    "HttpOnly",
+    "SameSite=Strict",
+    ...(secure ? ["Secure"] : []),
+  ].join("; ");
 }
 
 export function readDeviceCookie(cookieHeader: string | null): string | null {

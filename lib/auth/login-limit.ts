@@ -33,7 +33,8 @@ export function backoffSeconds(failures: number): number {
   return Math.min(c.TALLY_LOGIN_BACKOFF_MAX_SECONDS, 2 ** Math.min(30, failures - c.TALLY_LOGIN_FREE_FAILURES + 1));
 }
 
-const bucket = (email: string, from: Origin) => (from.device ? { email, device: from.device } : { email, ip: from.ip, device: null });
+const bucket = (email: string, from: Origin) =>
+  from.device ? { email, device: from.device } : { email, ip: from.ip, device: null };
 
 async function accountVerdict(email: string, from: Origin, now: Date): Promise<LimitVerdict> {
   const where = { ...bucket(email, from), at: { gt: new Date(now.getTime() - BACKOFF_MEMORY_MS) } };
@@ -44,7 +45,9 @@ async function accountVerdict(email: string, from: Origin, now: Date): Promise<L
   const wait = backoffSeconds(count) * 1000;
   if (!last || wait === 0) return { ok: true };
   const remaining = last.at.getTime() + wait - now.getTime();
-  return remaining > 0 ? { ok: false, scope: "account", retryAfterSeconds: Math.max(1, Math.ceil(remaining / 1000)) } : { ok: true };
+  return remaining > 0
+    ? { ok: false, scope: "account", retryAfterSeconds: Math.max(1, Math.ceil(remaining / 1000)) }
+    : { ok: true };
 }
 
 async function addressVerdict(ip: string, now: Date): Promise<LimitVerdict> {
@@ -52,10 +55,19 @@ async function addressVerdict(ip: string, now: Date): Promise<LimitVerdict> {
   if (max === 0) return { ok: true };
   const since = new Date(now.getTime() - windowMs());
   // The max-th newest failure decides: once it leaves the window, one more attempt is allowed.
-  const recent = await prisma.loginFailure.findMany({ where: { ip, at: { gt: since } }, orderBy: { at: "desc" }, take: max, select: { at: true } });
+  const recent = await prisma.loginFailure.findMany({
+    where: { ip, at: { gt: since } },
+    orderBy: { at: "desc" },
+    take: max,
+    select: { at: true },
+  });
   if (recent.length < max) return { ok: true };
   const oldest = recent[recent.length - 1]!.at;
-  return { ok: false, scope: "ip", retryAfterSeconds: Math.max(1, Math.ceil((oldest.getTime() + windowMs() - now.getTime()) / 1000)) };
+  return {
+    ok: false,
+    scope: "ip",
+    retryAfterSeconds: Math.max(1, Math.ceil((oldest.getTime() + windowMs() - now.getTime()) / 1000)),
+  };
 }
 
 export async function checkLoginLimit(email: string, from: Origin, now = new Date()): Promise<LimitVerdict> {
@@ -70,7 +82,14 @@ export async function recordLoginFailure(email: string, from: Origin, now = new 
   await prisma.$transaction([
     prisma.loginFailure.create({ data: { email, ip: from.ip, device: from.device, at: now } }),
     // Keep the table small: rows older than every brake's memory count for nothing.
-    prisma.loginFailure.deleteMany({ where: { OR: [{ email, at: { lt: stale } }, { ip: from.ip, at: { lt: stale } }] } }),
+    prisma.loginFailure.deleteMany({
+      where: {
+        OR: [
+          { email, at: { lt: stale } },
+          { ip: from.ip, at: { lt: stale } },
+        ],
+      },
+    }),
   ]);
 }
 

@@ -20,7 +20,12 @@ export async function requireUser(next = "/"): Promise<UserPrincipal> {
   return user;
 }
 
-export type PageAccess = { principal: UserPrincipal; tenant: VisibleTenant; tenants: VisibleTenant[]; allowed: boolean };
+export type PageAccess = {
+  principal: UserPrincipal;
+  tenant: VisibleTenant;
+  tenants: VisibleTenant[];
+  allowed: boolean;
+};
 
 export async function requirePage(tenantSlug: string, section: Section, rest = ""): Promise<PageAccess> {
   const path = `/t/${tenantSlug}${NAV.find((n) => n.section === section)?.path ?? ""}${rest}`;

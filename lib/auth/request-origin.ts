@@ -30,7 +30,10 @@ export function crossSiteProblem(request: Request): string | null {
   if (site && site !== "same-origin") return `Cross-site request refused (Sec-Fetch-Site: ${site})`;
   const origin = request.headers.get("origin");
   if (!origin) return site ? null : "Missing Origin header; browsers send it, other clients should use an API token";
-  const trusted = config().TALLY_TRUSTED_ORIGINS.split(",").map((o) => o.trim().toLowerCase()).filter(Boolean);
+  const trusted = config()
+    .TALLY_TRUSTED_ORIGINS.split(",")
+    .map((o) => o.trim().toLowerCase())
+    .filter(Boolean);
   if (trusted.includes(origin.toLowerCase())) return null;
   let host: string;
   try {

@@ -27,11 +27,24 @@ export function sessionLimits(): { idleMs: number; absoluteMs: number } {
 }
 
 /** Creates a session inside the caller's transaction; the cookie value is returned once. */
-export async function createSession(tx: Tx, userId: string, now = new Date()): Promise<{ cookieValue: string; sessionId: string; expiresAt: Date }> {
+export async function createSession(
+  tx: Tx,
+  userId: string,
+  now = new Date(),
+): Promise<{ cookieValue: string; sessionId: string; expiresAt: Date }> {
   const cookieValue = randomBytes(32).toString("base64url");
   const sessionId = sessionIdFor(cookieValue);
   const expiresAt = new Date(now.getTime() + sessionLimits().absoluteMs);
-  await tx.session.create({ data: { id: sessionId, userId, csrfToken: randomBytes(32).toString("base64url"), createdAt: now, lastSeenAt: now, expiresAt } });
+  await tx.session.create({
+    data: {
+      id: sessionId,
+      userId,
+      csrfToken: randomBytes(32).toString("base64url"),
+      createdAt: now,
+      lastSeenAt: now,
+      expiresAt,
+    },
+  });
   return { cookieValue, sessionId, expiresAt };
 }
 
@@ -41,32 +54,67 @@ const TOUCH_AFTER_MS = 60_000;
 
 /** The signed-in user behind a cookie, or null when the session is unknown, revoked, expired or the user disabled. */
 export async function resolveSession(cookieValue: string, now = new Date()): Promise<SessionUser | null> {
-  const session = await prisma.session.findUnique({ where: { id: sessionIdFor(cookieValue) }, include: { user: true } });
+  const session = await prisma.session.findUnique({
+    where: { id: sessionIdFor(cookieValue) },
+    include: { user: true },
+  });
   if (!session || session.revokedAt || session.user.disabledAt) return null;
   if (session.expiresAt <= now) return null;
   if (now.getTime() - session.lastSeenAt.getTime() >= sessionLimits().idleMs) return null;
   if (now.getTime() - session.lastSeenAt.getTime() >= TOUCH_AFTER_MS) {
     await prisma.session.update({ where: { id: session.id }, data: { lastSeenAt: now } });
   }
-  return { sessionId: session.id, csrfToken: session.csrfToken, userId: session.userId, email: session.user.email, name: session.user.name, role: session.user.role };
+  return {
+    sessionId: session.id,
+    csrfToken: session.csrfToken,
+    userId: session.userId,
+    email: session.user.email,
+    name: session.user.name,
+    role: session.user.role,
+  };
 }
 
 /** Sign-out: revokes the caller's own session. */
 export async function endSession(user: SessionUser): Promise<void> {
   await prisma.$transaction(async (tx) => {
     await tx.session.update({ where: { id: user.sessionId }, data: { revokedAt: new Date() } });
-    await recordAudit(tx, { actor: { type: "USER", id: user.userId, label: user.email }, action: "user.sign_out", subjectType: "user", subjectId: user.userId, details: { session: user.sessionId.slice(0, 12) } });
+    await recordAudit(tx, {
+      actor: { type: "USER", id: user.userId, label: user.email },
+      action: "user.sign_out",
+      subjectType: "user",
+      subjectId: user.userId,
+      details: { session: user.sessionId.slice(0, 12) },
+    });
   });
 }
 
 /** Revokes every live session of a user (an admin's action, or part of disabling the user). */
-export async function revokeUserSessions(tx: Tx, userId: string, actor: Actor, reason?: string | null): Promise<number> {
-  const r = await tx.session.updateMany({ where: { userId, revokedAt: null, expiresAt: { gt: new Date() } }, data: { revokedAt: new Date() } });
-  await recordAudit(tx, { actor, action: "user.sessions_revoke", subjectType: "user", subjectId: userId, reason, details: { revoked: r.count } });
+export async function revokeUserSessions(
+  tx: Tx,
+  userId: string,
+  actor: Actor,
+  reason?: string | null,
+): Promise<number> {
+  const r = await tx.session.updateMany({
+    where: { userId, revokedAt: null, expiresAt: { gt: new Date() } },
+    data: { revokedAt: new Date() },
+  });
+  await recordAudit(tx, {
+    actor,
+    action: "user.sessions_revoke",
+    subjectType: "user",
+    subjectId: userId,
+    reason,
+    details: { revoked: r.count },
+  });
   return r.count;
 }
 
-export async function revokeSessionsOf(userId: string, actor: Actor, reason?: string | null): Promise<DomainResult<{ revoked: number }>> {
+export async function revokeSessionsOf(
+  userId: string,
+  actor: Actor,
+  reason?: string | null,
+): Promise<DomainResult<{ revoked: number }>> {
   const user = await prisma.user.findUnique({ where: { id: userId } });
   if (!user) return { ok: false, reason: "not_found", message: `No user ${userId}` };
   const revoked = await prisma.$transaction((tx) => revokeUserSessions(tx, userId, actor, reason));

@@ -19,7 +19,12 @@ type Schema = z.ZodType;
 type Shape = Record<string, Schema>;
 type Infer<S> = S extends Schema ? z.infer<S> : undefined;
 
-export type RouteSpec<B extends Schema | undefined, Q extends Schema | undefined, P extends Shape, U extends boolean | string> = {
+export type RouteSpec<
+  B extends Schema | undefined,
+  Q extends Schema | undefined,
+  P extends Shape,
+  U extends boolean | string,
+> = {
   /** Roles allowed; any role when omitted. */
   roles?: readonly Role[];
   /** People only, not API tokens; a string is the refusal's message. */
@@ -47,7 +52,11 @@ export type RouteAnswer = Response | Pick<Refusal, "ok" | "reason" | "message">;
 type NextContext = { params: Promise<Record<string, string | string[] | undefined>> };
 type RouteHandler = (request: Request, context: NextContext) => Promise<Response>;
 
-async function validated(request: Request, raw: Record<string, unknown>, spec: RouteSpec<Schema | undefined, Schema | undefined, Shape, boolean | string>) {
+async function validated(
+  request: Request,
+  raw: Record<string, unknown>,
+  spec: RouteSpec<Schema | undefined, Schema | undefined, Shape, boolean | string>,
+) {
   const params: Record<string, unknown> = {};
   for (const [name, schema] of Object.entries(spec.params ?? {})) {
     const r = parseInput(schema, raw[name], name);
@@ -74,7 +83,12 @@ async function validated(request: Request, raw: Record<string, unknown>, spec: R
 const answer = (a: RouteAnswer): Response => (a instanceof Response ? a : domainError(a));
 
 /** A route under /api/v1/tenants/{tenant}/…: the caller must see the tenant (404 otherwise). */
-export function withTenant<B extends Schema | undefined = undefined, Q extends Schema | undefined = undefined, P extends Shape = {}, U extends boolean | string = false>(
+export function withTenant<
+  B extends Schema | undefined = undefined,
+  Q extends Schema | undefined = undefined,
+  P extends Shape = {},
+  U extends boolean | string = false,
+>(
   spec: RouteSpec<B, Q, P, U>,
   handler: (input: RouteInput<B, Q, P, U> & { tenant: VisibleTenant }) => Promise<RouteAnswer>,
 ): RouteHandler {
@@ -86,21 +100,38 @@ export function withTenant<B extends Schema | undefined = undefined, Q extends S
     const input = await validated(request, raw, spec);
     if (!input.ok) return input.response;
     const principal = access.principal as RouteInput<B, Q, P, U>["principal"];
-    return answer(await handler({ request, principal, actor: actorOf(principal), tenant: access.tenant, ...(input as Pick<RouteInput<B, Q, P, U>, "body" | "query" | "params">) }));
+    return answer(
+      await handler({
+        request,
+        principal,
+        actor: actorOf(principal),
+        tenant: access.tenant,
+        ...(input as Pick<RouteInput<B, Q, P, U>, "body" | "query" | "params">),
+      }),
+    );
   });
 }
 
 /** A route outside any tenant (/api/v1/tenants, /api/v1/users, /api/auth/session): any signed-in caller the spec allows. */
-export function withPrincipal<B extends Schema | undefined = undefined, Q extends Schema | undefined = undefined, P extends Shape = {}, U extends boolean | string = false>(
-  spec: RouteSpec<B, Q, P, U>,
-  handler: (input: RouteInput<B, Q, P, U>) => Promise<RouteAnswer>,
-): RouteHandler {
+export function withPrincipal<
+  B extends Schema | undefined = undefined,
+  Q extends Schema | undefined = undefined,
+  P extends Shape = {},
+  U extends boolean | string = false,
+>(spec: RouteSpec<B, Q, P, U>, handler: (input: RouteInput<B, Q, P, U>) => Promise<RouteAnswer>): RouteHandler {
   return handled(async (request: Request, context: NextContext) => {
     const access = await requireAccess(request, { roles: spec.roles, usersOnly: spec.usersOnly });
     if (!access.ok) return accessError(access);
     const input = await validated(request, (await context?.params) ?? {}, spec);
     if (!input.ok) return input.response;
     const principal = access.principal as RouteInput<B, Q, P, U>["principal"];
-    return answer(await handler({ request, principal, actor: actorOf(principal), ...(input as Pick<RouteInput<B, Q, P, U>, "body" | "query" | "params">) }));
+    return answer(
+      await handler({
+        request,
+        principal,
+        actor: actorOf(principal),
+        ...(input as Pick<RouteInput<B, Q, P, U>, "body" | "query" | "params">),
+      }),
+    );
   });
 }

@@ -46,7 +46,13 @@ export const OPEN_STATUSES: readonly CaseStatus[] = ["OPEN", "PROPOSED", "WAITIN
 // proposal, shown before submitting, and posted exactly as shown on approval.
 // ---------------------------------------------------------------------------
 
-export type PlannedLeg = { accountId: string; accountCode: string; accountKind: string; amount: string; currency: string };
+export type PlannedLeg = {
+  accountId: string;
+  accountCode: string;
+  accountKind: string;
+  amount: string;
+  currency: string;
+};
 
 export type CorrectionPlan = {
   reversesPostingId: string;
@@ -60,12 +66,26 @@ export type CorrectionPlan = {
   target: Record<string, string>;
 };
 
-type CaseRow = { id: bigint; tenant_id: string; discrepancy_id: bigint | null; conflict_id: bigint | null; kind: CaseKind; status: CaseStatus };
+type CaseRow = {
+  id: bigint;
+  tenant_id: string;
+  discrepancy_id: bigint | null;
+  conflict_id: bigint | null;
+  kind: CaseKind;
+  status: CaseStatus;
+};
 
 /** The subject of a case: its discrepancy's provider and reference, or its conflict's. */
 async function caseSubject(tx: Tx, c: CaseRow): Promise<{ provider: Provider; reference: string }> {
-  if (c.discrepancy_id !== null) return tx.reconDiscrepancy.findUniqueOrThrow({ where: { id: c.discrepancy_id }, select: { provider: true, reference: true } });
-  return tx.claimConflict.findUniqueOrThrow({ where: { id: c.conflict_id! }, select: { provider: true, reference: true } });
+  if (c.discrepancy_id !== null)
+    return tx.reconDiscrepancy.findUniqueOrThrow({
+      where: { id: c.discrepancy_id },
+      select: { provider: true, reference: true },
+    });
+  return tx.claimConflict.findUniqueOrThrow({
+    where: { id: c.conflict_id! },
+    select: { provider: true, reference: true },
+  });
 }
 
 /** What a decision without a correction has at stake: our amount or theirs; for a conflict, the larger of the two amounts in dispute. */
@@ -85,7 +105,12 @@ async function lockCase(tx: Tx, tenantId: string, caseId: bigint): Promise<CaseR
 }
 
 /** Our net per currency on the provider's clearing account for one reference: the same sum reconciliation compares. */
-async function clearingNet(db: Tx, tenantId: string, provider: Provider, reference: string): Promise<Record<string, bigint>> {
+async function clearingNet(
+  db: Tx,
+  tenantId: string,
+  provider: Provider,
+  reference: string,
+): Promise<Record<string, bigint>> {
   const rows = await db.$queryRaw<{ currency: string; total: bigint }[]>(Prisma.sql`
     SELECT e.currency, sum(e.amount)::bigint AS total
     FROM postings p JOIN ledger_entries e ON e.posting_id = p.id JOIN accounts a ON a.id = e.account_id AND a.kind = 'PROVIDER_CLEARING'
@@ -94,7 +119,12 @@ async function clearingNet(db: Tx, tenantId: string, provider: Provider, referen
   return Object.fromEntries(rows.filter((r) => r.total !== 0n).map((r) => [r.currency.trim(), r.total]));
 }
 
-const stringify = (m: Record<string, bigint>) => Object.fromEntries(Object.entries(m).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => [k, v.toString()]));
+const stringify = (m: Record<string, bigint>) =>
+  Object.fromEntries(
+    Object.entries(m)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([k, v]) => [k, v.toString()]),
+  );
 
 /**
  * The posting that makes our net for the reference equal to the provider's:
@@ -106,29 +136,69 @@ export async function planCorrection(db: Tx, tenantId: string, caseId: bigint): 
   const c = await db.case.findFirst({ where: { id: caseId, tenantId }, include: { discrepancy: true } });
   if (!c) return { ok: false, reason: "not_found", message: `No case ${caseId} in this tenant` };
   const d = c.discrepancy;
-  if (!d) return { ok: false, reason: "no_posting", message: `Case ${caseId} is a conflict: nothing of it was posted, so there is nothing to correct` };
-  if (!d.postingId) return { ok: false, reason: "no_posting", message: `Case ${caseId} has no posting of ours to correct` };
-  const original = await db.posting.findFirst({ where: { id: d.postingId, tenantId }, include: { entries: { include: { account: true } } } });
+  if (!d)
+    return {
+      ok: false,
+      reason: "no_posting",
+      message: `Case ${caseId} is a conflict: nothing of it was posted, so there is nothing to correct`,
+    };
+  if (!d.postingId)
+    return { ok: false, reason: "no_posting", message: `Case ${caseId} has no posting of ours to correct` };
+  const original = await db.posting.findFirst({
+    where: { id: d.postingId, tenantId },
+    include: { entries: { include: { account: true } } },
+  });
   if (!original) return { ok: false, reason: "no_posting", message: `Posting ${d.postingId} is not in this tenant` };
   const clearing = original.entries.find((e) => e.account.kind === "PROVIDER_CLEARING")?.account;
   const customer = original.entries.find((e) => e.account.kind === "CUSTOMER")?.account;
-  if (!clearing || !customer) return { ok: false, reason: "no_posting", message: `Posting ${original.id} has no clearing and customer legs to correct` };
+  if (!clearing || !customer)
+    return {
+      ok: false,
+      reason: "no_posting",
+      message: `Posting ${original.id} has no clearing and customer legs to correct`,
+    };
 
   const basis = await clearingNet(db, tenantId, d.provider, d.reference);
-  const target: Record<string, bigint> = c.kind === "MISMATCH" && d.theirAmount !== null && d.theirCurrency ? { [d.theirCurrency.trim()]: d.theirAmount } : {};
+  const target: Record<string, bigint> =
+    c.kind === "MISMATCH" && d.theirAmount !== null && d.theirCurrency
+      ? { [d.theirCurrency.trim()]: d.theirAmount }
+      : {};
   const legs: PlannedLeg[] = [];
   for (const currency of [...new Set([...Object.keys(basis), ...Object.keys(target)])].sort()) {
     const delta = (target[currency] ?? 0n) - (basis[currency] ?? 0n);
     if (delta === 0n) continue;
     // Clearing is debit-normal (the provider owes us), customer credit-normal: a payment debits clearing, credits the customer.
-    legs.push({ accountId: clearing.id.toString(), accountCode: clearing.code, accountKind: clearing.kind, amount: delta.toString(), currency });
-    legs.push({ accountId: customer.id.toString(), accountCode: customer.code, accountKind: customer.kind, amount: (-delta).toString(), currency });
+    legs.push({
+      accountId: clearing.id.toString(),
+      accountCode: clearing.code,
+      accountKind: clearing.kind,
+      amount: delta.toString(),
+      currency,
+    });
+    legs.push({
+      accountId: customer.id.toString(),
+      accountCode: customer.code,
+      accountKind: customer.kind,
+      amount: (-delta).toString(),
+      currency,
+    });
   }
   const description =
     c.kind === "OURS_NOT_THEIRS"
       ? `Correction (case #${c.id}): reverses posting #${original.id}; ${d.provider} has no record of ${d.reference}`
       : `Correction (case #${c.id}): adjusts ${d.reference} to the amount ${d.provider} settled`;
-  return { ok: true, value: { reversesPostingId: original.id.toString(), provider: d.provider, reference: d.reference, description, legs, basis: stringify(basis), target: stringify(target) } };
+  return {
+    ok: true,
+    value: {
+      reversesPostingId: original.id.toString(),
+      provider: d.provider,
+      reference: d.reference,
+      description,
+      legs,
+      basis: stringify(basis),
+      target: stringify(target),
+    },
+  };
 }
 
 // ---------------------------------------------------------------------------
@@ -136,7 +206,13 @@ export async function planCorrection(db: Tx, tenantId: string, caseId: bigint): 
 // ---------------------------------------------------------------------------
 
 export type ProposalInput = { resolution: CaseResolution; reasonCode?: string | null; reason: string };
-export type Proposed = { proposalId: bigint; requiredApprovals: number; amount: bigint; currency: string; plan: CorrectionPlan | null };
+export type Proposed = {
+  proposalId: bigint;
+  requiredApprovals: number;
+  amount: bigint;
+  currency: string;
+  plan: CorrectionPlan | null;
+};
 
 export function requiredApprovalsFor(amount: bigint): 1 | 2 {
   return amount > BigInt(config().TALLY_CASE_SECOND_APPROVAL_ABOVE) ? 2 : 1;
@@ -148,27 +224,60 @@ async function settledStatus(tx: Tx, caseId: bigint): Promise<"OPEN" | "ESCALATE
   return escalated > 0 ? "ESCALATED" : "OPEN";
 }
 
-export async function proposeResolution(tenantId: string, caseId: bigint, proposer: Person, input: ProposalInput): Promise<DomainResult<Proposed>> {
+export async function proposeResolution(
+  tenantId: string,
+  caseId: bigint,
+  proposer: Person,
+  input: ProposalInput,
+): Promise<DomainResult<Proposed>> {
   const reason = input.reason.trim();
-  if (reason.length < 3) return { ok: false, reason: "reason_required", message: "Say why, in a few words: the checker and the audit log read it" };
+  if (reason.length < 3)
+    return {
+      ok: false,
+      reason: "reason_required",
+      message: "Say why, in a few words: the checker and the audit log read it",
+    };
   return prisma.$transaction(async (tx): Promise<DomainResult<Proposed>> => {
     const c = await lockCase(tx, tenantId, caseId);
     if (!c) return { ok: false, reason: "not_found", message: `No case ${caseId} in this tenant` };
     if (c.status !== "OPEN" && c.status !== "ESCALATED") {
-      const why = c.status === "PROPOSED" ? "it already has a proposal waiting for approval" : c.status === "WAITING" ? "it waits for the next reconciliation run" : "it is resolved";
+      const why =
+        c.status === "PROPOSED"
+          ? "it already has a proposal waiting for approval"
+          : c.status === "WAITING"
+            ? "it waits for the next reconciliation run"
+            : "it is resolved";
       return { ok: false, reason: "not_open", message: `Case ${caseId} cannot take a proposal: ${why}` };
     }
     if (!resolutionsFor(c.kind).includes(input.resolution)) {
-      return { ok: false, reason: "invalid_resolution", message: `A ${c.kind === "MISMATCH" ? "mismatch" : "ours-not-theirs"} case cannot be resolved as ${input.resolution.toLowerCase()}` };
+      return {
+        ok: false,
+        reason: "invalid_resolution",
+        message: `A ${c.kind === "MISMATCH" ? "mismatch" : "ours-not-theirs"} case cannot be resolved as ${input.resolution.toLowerCase()}`,
+      };
     }
     let plan: CorrectionPlan | null = null;
     let stake: Stake;
     if (input.resolution === "CORRECT") {
       const code = CORRECTION_REASONS.find((r) => r.code === input.reasonCode && r.kinds.includes(c.kind));
-      if (!code) return { ok: false, reason: "reason_code_required", message: `Choose a reason code for the correction (${CORRECTION_REASONS.filter((r) => r.kinds.includes(c.kind)).map((r) => r.code).join(", ")})` };
+      if (!code)
+        return {
+          ok: false,
+          reason: "reason_code_required",
+          message: `Choose a reason code for the correction (${CORRECTION_REASONS.filter((r) =>
+            r.kinds.includes(c.kind),
+          )
+            .map((r) => r.code)
+            .join(", ")})`,
+        };
       const planned = await planCorrection(tx, tenantId, caseId);
       if (!planned.ok) return planned;
-      if (planned.value.legs.length === 0) return { ok: false, reason: "nothing_to_correct", message: "Our ledger already agrees with the provider for this reference: there is nothing to correct" };
+      if (planned.value.legs.length === 0)
+        return {
+          ok: false,
+          reason: "nothing_to_correct",
+          message: "Our ledger already agrees with the provider for this reference: there is nothing to correct",
+        };
       plan = planned.value;
       stake = correctionStake(plan.legs);
     } else {
@@ -199,9 +308,20 @@ export async function proposeResolution(tenantId: string, caseId: bigint, propos
       subjectId: String(caseId),
       tenantId,
       reason,
-      details: { proposalId: proposal.id, resolution: input.resolution, reasonCode: input.reasonCode ?? null, amount: stake.amount, currency: stake.currency, requiredApprovals, legs: plan?.legs.map((l) => `${l.accountCode} ${l.amount} ${l.currency}`) ?? [] },
+      details: {
+        proposalId: proposal.id,
+        resolution: input.resolution,
+        reasonCode: input.reasonCode ?? null,
+        amount: stake.amount,
+        currency: stake.currency,
+        requiredApprovals,
+        legs: plan?.legs.map((l) => `${l.accountCode} ${l.amount} ${l.currency}`) ?? [],
+      },
     });
-    return { ok: true, value: { proposalId: proposal.id, requiredApprovals, amount: stake.amount, currency: stake.currency, plan } };
+    return {
+      ok: true,
+      value: { proposalId: proposal.id, requiredApprovals, amount: stake.amount, currency: stake.currency, plan },
+    };
   });
 }
 
@@ -215,29 +335,75 @@ export type Decided =
   | { outcome: "awaiting_approval"; approvals: number; required: number }
   | { outcome: "carried_out"; resolution: CaseResolution; status: CaseStatus; postingId: bigint | null };
 
-const RESOLUTION_WORDS: Record<CaseResolution, string> = { TIMING: "timing difference", ESCALATE: "escalated to the provider", CORRECT: "corrected" };
+const RESOLUTION_WORDS: Record<CaseResolution, string> = {
+  TIMING: "timing difference",
+  ESCALATE: "escalated to the provider",
+  CORRECT: "corrected",
+};
 
-export async function decideProposal(tenantId: string, caseId: bigint, proposalId: bigint, checker: Person, input: Decision): Promise<DomainResult<Decided>> {
+export async function decideProposal(
+  tenantId: string,
+  caseId: bigint,
+  proposalId: bigint,
+  checker: Person,
+  input: Decision,
+): Promise<DomainResult<Decided>> {
   const reason = input.reason?.trim() || null;
-  if (input.decision === "reject" && (!reason || reason.length < 3)) return { ok: false, reason: "reason_required", message: "Say why the proposal is rejected" };
+  if (input.decision === "reject" && (!reason || reason.length < 3))
+    return { ok: false, reason: "reason_required", message: "Say why the proposal is rejected" };
   return prisma.$transaction(async (tx): Promise<DomainResult<Decided>> => {
     // The case row is the lock: two checkers approving at once take turns.
     const c = await lockCase(tx, tenantId, caseId);
     if (!c) return { ok: false, reason: "not_found", message: `No case ${caseId} in this tenant` };
-    const p = await tx.caseProposal.findFirst({ where: { id: proposalId, caseId, tenantId }, include: { approvals: true } });
+    const p = await tx.caseProposal.findFirst({
+      where: { id: proposalId, caseId, tenantId },
+      include: { approvals: true },
+    });
     if (!p) return { ok: false, reason: "not_found", message: `No proposal ${proposalId} on case ${caseId}` };
-    if (p.status !== "PENDING" || c.status !== "PROPOSED") return { ok: false, reason: "not_pending", message: `Proposal ${proposalId} is ${p.status.toLowerCase()}: there is nothing to decide` };
-    if (p.proposedById === checker.userId) return { ok: false, reason: "own_proposal", message: "Four eyes: you proposed this, so a different accountant must approve or reject it" };
-    if (p.approvals.some((a) => a.approverId === checker.userId)) return { ok: false, reason: "already_decided", message: "You have already approved this proposal; it needs a different second approver" };
+    if (p.status !== "PENDING" || c.status !== "PROPOSED")
+      return {
+        ok: false,
+        reason: "not_pending",
+        message: `Proposal ${proposalId} is ${p.status.toLowerCase()}: there is nothing to decide`,
+      };
+    if (p.proposedById === checker.userId)
+      return {
+        ok: false,
+        reason: "own_proposal",
+        message: "Four eyes: you proposed this, so a different accountant must approve or reject it",
+      };
+    if (p.approvals.some((a) => a.approverId === checker.userId))
+      return {
+        ok: false,
+        reason: "already_decided",
+        message: "You have already approved this proposal; it needs a different second approver",
+      };
     const actor = { type: "USER" as const, id: checker.userId, label: checker.label };
     const now = new Date();
 
     if (input.decision === "reject") {
-      await tx.caseApproval.create({ data: { proposalId, proposerId: p.proposedById, approverId: checker.userId, approverLabel: checker.label, decision: "REJECT", reason } });
+      await tx.caseApproval.create({
+        data: {
+          proposalId,
+          proposerId: p.proposedById,
+          approverId: checker.userId,
+          approverLabel: checker.label,
+          decision: "REJECT",
+          reason,
+        },
+      });
       await tx.caseProposal.update({ where: { id: proposalId }, data: { status: "REJECTED", decidedAt: now } });
       const status = await settledStatus(tx, caseId);
       await tx.case.update({ where: { id: caseId }, data: { status } });
-      await recordAudit(tx, { actor, action: "case.reject", subjectType: "case", subjectId: String(caseId), tenantId, reason, details: { proposalId, resolution: p.resolution, proposedBy: p.proposedByLabel } });
+      await recordAudit(tx, {
+        actor,
+        action: "case.reject",
+        subjectType: "case",
+        subjectId: String(caseId),
+        tenantId,
+        reason,
+        details: { proposalId, resolution: p.resolution, proposedBy: p.proposedByLabel },
+      });
       return { ok: true, value: { outcome: "rejected", status } };
     }
 
@@ -249,34 +415,97 @@ export async function decideProposal(tenantId: string, caseId: bigint, proposalI
       // The plan was computed from the ledger as it was; a correction posted since would be doubled.
       const current = stringify(await clearingNet(tx, tenantId, plan.provider, plan.reference));
       if (JSON.stringify(current) !== JSON.stringify(plan.basis)) {
-        return { ok: false, reason: "stale_proposal", message: `The ledger for ${plan.reference} changed since this was proposed; reject this proposal and propose again from the current ledger` };
+        return {
+          ok: false,
+          reason: "stale_proposal",
+          message: `The ledger for ${plan.reference} changed since this was proposed; reject this proposal and propose again from the current ledger`,
+        };
       }
     }
-    await tx.caseApproval.create({ data: { proposalId, proposerId: p.proposedById, approverId: checker.userId, approverLabel: checker.label, decision: "APPROVE", reason } });
+    await tx.caseApproval.create({
+      data: {
+        proposalId,
+        proposerId: p.proposedById,
+        approverId: checker.userId,
+        approverLabel: checker.label,
+        decision: "APPROVE",
+        reason,
+      },
+    });
     if (!completes) {
-      await recordAudit(tx, { actor, action: "case.approve", subjectType: "case", subjectId: String(caseId), tenantId, reason, details: { proposalId, resolution: p.resolution, approvals, required: p.requiredApprovals, proposedBy: p.proposedByLabel } });
+      await recordAudit(tx, {
+        actor,
+        action: "case.approve",
+        subjectType: "case",
+        subjectId: String(caseId),
+        tenantId,
+        reason,
+        details: {
+          proposalId,
+          resolution: p.resolution,
+          approvals,
+          required: p.requiredApprovals,
+          proposedBy: p.proposedByLabel,
+        },
+      });
       return { ok: true, value: { outcome: "awaiting_approval", approvals, required: p.requiredApprovals } };
     }
 
     let postingId: bigint | null = null;
     let status: CaseStatus;
-    const approvers = [...p.approvals.filter((a) => a.decision === "APPROVE").map((a) => a.approverLabel), checker.label];
+    const approvers = [
+      ...p.approvals.filter((a) => a.decision === "APPROVE").map((a) => a.approverLabel),
+      checker.label,
+    ];
     const who = `proposed by ${p.proposedByLabel}, approved by ${approvers.join(" and ")}`;
     const d = await caseSubject(tx, c);
     if (p.resolution === "CORRECT") {
-      const legs: Leg[] = plan!.legs.map((l) => ({ accountId: BigInt(l.accountId), amount: BigInt(l.amount), currency: l.currency }));
-      postingId = await writePosting(tx, { tenantId, kind: "CORRECTION", provider: plan!.provider, providerReference: plan!.reference, reversesPostingId: BigInt(plan!.reversesPostingId), description: plan!.description, occurredAt: now, legs });
+      const legs: Leg[] = plan!.legs.map((l) => ({
+        accountId: BigInt(l.accountId),
+        amount: BigInt(l.amount),
+        currency: l.currency,
+      }));
+      postingId = await writePosting(tx, {
+        tenantId,
+        kind: "CORRECTION",
+        provider: plan!.provider,
+        providerReference: plan!.reference,
+        reversesPostingId: BigInt(plan!.reversesPostingId),
+        description: plan!.description,
+        occurredAt: now,
+        legs,
+      });
       status = "RESOLVED";
-      await tx.case.update({ where: { id: caseId }, data: { status, closedAt: now, resolution: `corrected by posting #${postingId} (${who})` } });
-      if (c.discrepancy_id !== null) await tx.reconDiscrepancy.update({ where: { id: c.discrepancy_id }, data: { state: "RESOLVED", resolvedAt: now, note: `corrected by posting #${postingId} (case #${caseId})` } });
+      await tx.case.update({
+        where: { id: caseId },
+        data: { status, closedAt: now, resolution: `corrected by posting #${postingId} (${who})` },
+      });
+      if (c.discrepancy_id !== null)
+        await tx.reconDiscrepancy.update({
+          where: { id: c.discrepancy_id },
+          data: { state: "RESOLVED", resolvedAt: now, note: `corrected by posting #${postingId} (case #${caseId})` },
+        });
     } else if (p.resolution === "TIMING") {
       status = "WAITING";
-      await tx.case.update({ where: { id: caseId }, data: { status, waitingSince: now, resolution: `timing difference (${who}): the next run covering it re-checks` } });
+      await tx.case.update({
+        where: { id: caseId },
+        data: {
+          status,
+          waitingSince: now,
+          resolution: `timing difference (${who}): the next run covering it re-checks`,
+        },
+      });
     } else {
       status = "ESCALATED";
-      await tx.case.update({ where: { id: caseId }, data: { status, resolution: `ours confirmed valid, escalated to ${d.provider} (${who})` } });
+      await tx.case.update({
+        where: { id: caseId },
+        data: { status, resolution: `ours confirmed valid, escalated to ${d.provider} (${who})` },
+      });
     }
-    await tx.caseProposal.update({ where: { id: proposalId }, data: { status: "APPROVED", decidedAt: now, postingId } });
+    await tx.caseProposal.update({
+      where: { id: proposalId },
+      data: { status: "APPROVED", decidedAt: now, postingId },
+    });
     await recordAudit(tx, {
       actor,
       action: "case.approve",
@@ -284,7 +513,16 @@ export async function decideProposal(tenantId: string, caseId: bigint, proposalI
       subjectId: String(caseId),
       tenantId,
       reason: reason ?? p.reason,
-      details: { proposalId, resolution: p.resolution, outcome: RESOLUTION_WORDS[p.resolution], approvals, required: p.requiredApprovals, proposedBy: p.proposedByLabel, postingId, reference: d.reference },
+      details: {
+        proposalId,
+        resolution: p.resolution,
+        outcome: RESOLUTION_WORDS[p.resolution],
+        approvals,
+        required: p.requiredApprovals,
+        proposedBy: p.proposedByLabel,
+        postingId,
+        reference: d.reference,
+      },
     });
     return { ok: true, value: { outcome: "carried_out", resolution: p.resolution, status, postingId } };
   });
@@ -294,7 +532,13 @@ export async function decideProposal(tenantId: string, caseId: bigint, proposalI
 // Reading: the list, and one case with its evidence side by side.
 // ---------------------------------------------------------------------------
 
-export type CaseFilter = { tenantId: string; state?: "open" | "closed" | "all"; kind?: CaseKind; limit?: number; beforeId?: bigint };
+export type CaseFilter = {
+  tenantId: string;
+  state?: "open" | "closed" | "all";
+  kind?: CaseKind;
+  limit?: number;
+  beforeId?: bigint;
+};
 
 export async function listCases(filter: CaseFilter) {
   const limit = Math.min(filter.limit ?? 50, 200);
@@ -310,9 +554,32 @@ export async function listCases(filter: CaseFilter) {
     orderBy: { id: "desc" },
     take: limit + 1,
     include: {
-      discrepancy: { select: { provider: true, reference: true, day: true, ourAmount: true, ourCurrency: true, theirAmount: true, theirCurrency: true, possibleTiming: true } },
-      conflict: { select: { kind: true, provider: true, reference: true, detectedAt: true, claimed: true, delivered: true } },
-      proposals: { where: { status: "PENDING" }, select: { id: true, resolution: true, proposedByLabel: true, proposedById: true, requiredApprovals: true, approvals: { select: { approverLabel: true, decision: true } } } },
+      discrepancy: {
+        select: {
+          provider: true,
+          reference: true,
+          day: true,
+          ourAmount: true,
+          ourCurrency: true,
+          theirAmount: true,
+          theirCurrency: true,
+          possibleTiming: true,
+        },
+      },
+      conflict: {
+        select: { kind: true, provider: true, reference: true, detectedAt: true, claimed: true, delivered: true },
+      },
+      proposals: {
+        where: { status: "PENDING" },
+        select: {
+          id: true,
+          resolution: true,
+          proposedByLabel: true,
+          proposedById: true,
+          requiredApprovals: true,
+          approvals: { select: { approverLabel: true, decision: true } },
+        },
+      },
     },
   });
   const cases = rows.slice(0, limit);
@@ -337,15 +604,24 @@ export async function getCase(tenantId: string, caseId: bigint) {
   const postings = await prisma.posting.findMany({
     where: { tenantId, provider: d.provider, providerReference: d.reference },
     orderBy: { id: "asc" },
-    include: { entries: { orderBy: { id: "asc" }, include: { account: { select: { id: true, code: true, kind: true } } } }, processedEvent: { select: { rawEventId: true } } },
+    include: {
+      entries: { orderBy: { id: "asc" }, include: { account: { select: { id: true, code: true, kind: true } } } },
+      processedEvent: { select: { rawEventId: true } },
+    },
   });
   const original = postings.find((p) => p.id === d.postingId) ?? postings.find((p) => p.kind !== "CORRECTION") ?? null;
   // The raw webhook behind our posting, exactly as received.
   const rawEventId = original?.processedEvent?.rawEventId ?? d.rawEventId;
   const raw = rawEventId ? await prisma.rawEvent.findFirst({ where: { id: rawEventId, tenantId } }) : null;
   const runIds = [...new Set([d.firstRunId, d.lastRunId])];
-  const runs = await prisma.reconRun.findMany({ where: { id: { in: runIds }, tenantId }, select: { id: true, windowFrom: true, windowTo: true, source: true, sourceName: true, startedAt: true } });
-  const plan = OPEN_STATUSES.includes(c.status) && c.status !== "PROPOSED" && c.status !== "WAITING" ? await planCorrection(prisma, tenantId, caseId) : null;
+  const runs = await prisma.reconRun.findMany({
+    where: { id: { in: runIds }, tenantId },
+    select: { id: true, windowFrom: true, windowTo: true, source: true, sourceName: true, startedAt: true },
+  });
+  const plan =
+    OPEN_STATUSES.includes(c.status) && c.status !== "PROPOSED" && c.status !== "WAITING"
+      ? await planCorrection(prisma, tenantId, caseId)
+      : null;
   return {
     case: c,
     conflict,
@@ -379,9 +655,19 @@ export type CaseDetail = NonNullable<Awaited<ReturnType<typeof getCase>>>;
  * and every refund's deliveries.
  */
 async function conflictEvidence(tenantId: string, conflictId: bigint) {
-  const k = await prisma.claimConflict.findFirstOrThrow({ where: { id: conflictId, tenantId }, include: { processedEvent: { select: { rawEventId: true, providerReference: true } } } });
-  const rawIds = [k.processedEvent.rawEventId, k.rawEventId, ...((k.claimed as { rawEventIds?: string[] }).rawEventIds ?? []).map(BigInt)];
-  const raws = await prisma.rawEvent.findMany({ where: { id: { in: [...new Set(rawIds)] }, tenantId }, orderBy: { id: "asc" } });
+  const k = await prisma.claimConflict.findFirstOrThrow({
+    where: { id: conflictId, tenantId },
+    include: { processedEvent: { select: { rawEventId: true, providerReference: true } } },
+  });
+  const rawIds = [
+    k.processedEvent.rawEventId,
+    k.rawEventId,
+    ...((k.claimed as { rawEventIds?: string[] }).rawEventIds ?? []).map(BigInt),
+  ];
+  const raws = await prisma.rawEvent.findMany({
+    where: { id: { in: [...new Set(rawIds)] }, tenantId },
+    orderBy: { id: "asc" },
+  });
   return {
     id: k.id,
     kind: k.kind,
@@ -390,7 +676,15 @@ async function conflictEvidence(tenantId: string, conflictId: bigint) {
     detectedAt: k.detectedAt,
     claimed: k.claimed as Record<string, unknown>,
     delivered: k.delivered as Record<string, unknown>,
-    raws: raws.map((r) => ({ id: r.id, status: r.status, eventType: r.eventType, receivedAt: r.receivedAt, body: shownDelivery(r).body.text, bytes: r.rawBody.length, conflicting: r.id === k.rawEventId })),
+    raws: raws.map((r) => ({
+      id: r.id,
+      status: r.status,
+      eventType: r.eventType,
+      receivedAt: r.receivedAt,
+      body: shownDelivery(r).body.text,
+      bytes: r.rawBody.length,
+      conflicting: r.id === k.rawEventId,
+    })),
   };
 }
 
@@ -400,13 +694,23 @@ async function conflictCaseDetail(tenantId: string, c: { kind: CaseKind; conflic
   const postings = await prisma.posting.findMany({
     where: { tenantId, provider: k.provider, providerReference: k.reference },
     orderBy: { id: "asc" },
-    include: { entries: { orderBy: { id: "asc" }, include: { account: { select: { id: true, code: true, kind: true } } } }, processedEvent: { select: { rawEventId: true } } },
+    include: {
+      entries: { orderBy: { id: "asc" }, include: { account: { select: { id: true, code: true, kind: true } } } },
+      processedEvent: { select: { rawEventId: true } },
+    },
   });
   return {
     postings,
     raw: null,
     theirs: null,
-    runs: [] as { id: bigint; windowFrom: Date; windowTo: Date; source: string; sourceName: string | null; startedAt: Date }[],
+    runs: [] as {
+      id: bigint;
+      windowFrom: Date;
+      windowTo: Date;
+      source: string;
+      sourceName: string | null;
+      startedAt: Date;
+    }[],
     plan: null,
     resolutions: resolutionsFor(c.kind),
     reasonCodes: [] as { code: string; label: string }[],

@@ -9,7 +9,11 @@ export type CaseStatusCode = "OPEN" | "PROPOSED" | "WAITING" | "ESCALATED" | "RE
 
 /** Why a correction is right, as a code people can count. */
 export const CORRECTION_REASONS: readonly { code: string; label: string; kinds: readonly CaseKindCode[] }[] = [
-  { code: "not_settled", label: "The provider never settled it (failed or reversed at the provider)", kinds: ["OURS_NOT_THEIRS"] },
+  {
+    code: "not_settled",
+    label: "The provider never settled it (failed or reversed at the provider)",
+    kinds: ["OURS_NOT_THEIRS"],
+  },
   { code: "posted_in_error", label: "Posted in error (a duplicate or a wrong reference)", kinds: ["OURS_NOT_THEIRS"] },
   { code: "test_payment", label: "A test payment that reached the live books", kinds: ["OURS_NOT_THEIRS"] },
   { code: "amount_differs", label: "Our amount is wrong: adjust to the provider's", kinds: ["MISMATCH"] },
@@ -23,12 +27,28 @@ export function reasonCodeLabel(code: string): string {
 }
 
 export function resolutionLabel(r: Resolution, kind: CaseKindCode): string {
-  if (kind === "CONFLICT") return "Take it to the provider — nothing of it is posted until they say which delivery is right";
+  if (kind === "CONFLICT")
+    return "Take it to the provider — nothing of it is posted until they say which delivery is right";
   if (r === "TIMING") return "Timing — the provider will report it later: re-check on the next run";
-  if (r === "ESCALATE") return kind === "OURS_NOT_THEIRS" ? "Confirmed valid — the provider's record is missing: escalate to them" : "Ours is right — the provider's record is wrong: escalate to them";
-  return kind === "OURS_NOT_THEIRS" ? "Correct — reverse our posting" : "Correct — adjust our posting to the provider's amount";
+  if (r === "ESCALATE")
+    return kind === "OURS_NOT_THEIRS"
+      ? "Confirmed valid — the provider's record is missing: escalate to them"
+      : "Ours is right — the provider's record is wrong: escalate to them";
+  return kind === "OURS_NOT_THEIRS"
+    ? "Correct — reverse our posting"
+    : "Correct — adjust our posting to the provider's amount";
 }
 
-export const CASE_STATUS_LABEL: Record<CaseStatusCode, string> = { OPEN: "to decide", PROPOSED: "awaiting approval", WAITING: "waiting for the next run", ESCALATED: "escalated to the provider", RESOLVED: "resolved" };
+export const CASE_STATUS_LABEL: Record<CaseStatusCode, string> = {
+  OPEN: "to decide",
+  PROPOSED: "awaiting approval",
+  WAITING: "waiting for the next run",
+  ESCALATED: "escalated to the provider",
+  RESOLVED: "resolved",
+};
 
-export const CASE_KIND_LABEL: Record<CaseKindCode, string> = { OURS_NOT_THEIRS: "ours, not theirs", MISMATCH: "mismatch", CONFLICT: "conflict (not posted)" };
+export const CASE_KIND_LABEL: Record<CaseKindCode, string> = {
+  OURS_NOT_THEIRS: "ours, not theirs",
+  MISMATCH: "mismatch",
+  CONFLICT: "conflict (not posted)",
+};

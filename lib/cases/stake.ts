@@ -5,7 +5,12 @@
 
 export type Stake = { amount: bigint; currency: string };
 
-type Amounts = { ourAmount: bigint | null; ourCurrency: string | null; theirAmount: bigint | null; theirCurrency: string | null };
+type Amounts = {
+  ourAmount: bigint | null;
+  ourCurrency: string | null;
+  theirAmount: bigint | null;
+  theirCurrency: string | null;
+};
 
 const abs = (a: bigint) => (a < 0n ? -a : a);
 

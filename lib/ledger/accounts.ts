@@ -33,7 +33,22 @@ export async function listEntries(accountId: bigint, options: { limit?: number; 
     where: { accountId, ...(options.beforeId && { id: { lt: options.beforeId } }) },
     orderBy: { id: "desc" },
     take: limit + 1,
-    include: { posting: { select: { id: true, kind: true, description: true, occurredAt: true, createdAt: true, provider: true, providerReference: true, processedEventId: true, reversesPostingId: true, processedEvent: { select: { rawEventId: true } } } } },
+    include: {
+      posting: {
+        select: {
+          id: true,
+          kind: true,
+          description: true,
+          occurredAt: true,
+          createdAt: true,
+          provider: true,
+          providerReference: true,
+          processedEventId: true,
+          reversesPostingId: true,
+          processedEvent: { select: { rawEventId: true } },
+        },
+      },
+    },
   });
   const entries = rows.slice(0, limit);
   return { entries, nextBefore: rows.length > limit ? entries[entries.length - 1]!.id : null };

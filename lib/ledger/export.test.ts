@@ -25,7 +25,9 @@ beforeAll(async () => {
 describe("the ledger's CSV export", () => {
   it("writes references that start with = + - @ TAB or CR as text, and amounts (negative ones too) as numbers", async () => {
     for (const [i, reference] of HOSTILE.entries()) {
-      const res = await deliver(stripeRequest(tenant, aStripePayment({ reference, amount: 1000 + i, account: `acct_${i}` })));
+      const res = await deliver(
+        stripeRequest(tenant, aStripePayment({ reference, amount: 1000 + i, account: `acct_${i}` })),
+      );
       expect(res.status).toBe(200);
     }
     await deliver(stripeRequest(tenant, aStripeRefund({ reference: "=1+1", payment: HOSTILE[0]!, amount: 500 })));
@@ -34,7 +36,17 @@ describe("the ledger's CSV export", () => {
     // Read back by an independent RFC 4180 reader, as a spreadsheet would split it.
     const rows: string[][] = parse(text, { relax_column_count: false });
     const [header, ...records] = rows;
-    expect(header).toEqual(["tenant", "kind", "provider", "reference", "occurred_at", "reverses", "account", "currency", "amount"]);
+    expect(header).toEqual([
+      "tenant",
+      "kind",
+      "provider",
+      "reference",
+      "occurred_at",
+      "reverses",
+      "account",
+      "currency",
+      "amount",
+    ]);
     const amount = header!.indexOf("amount");
     for (const record of records) {
       for (const [column, value] of record.entries()) {

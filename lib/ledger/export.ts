@@ -16,7 +16,16 @@ export type ExportedBalance = { account: string; currency: string; amount: strin
 export type LedgerExport = { tenant: string; postings: ExportedPosting[]; balances: ExportedBalance[] };
 
 export async function exportLedger(tenantId: string, slug: string): Promise<LedgerExport> {
-  const rows = await prisma.$queryRaw<{ provider: string | null; reference: string | null; kind: string; occurred_at: Date; reverses: string | null; legs: { account: string; amount: string; currency: string }[] }[]>(Prisma.sql`
+  const rows = await prisma.$queryRaw<
+    {
+      provider: string | null;
+      reference: string | null;
+      kind: string;
+      occurred_at: Date;
+      reverses: string | null;
+      legs: { account: string; amount: string; currency: string }[];
+    }[]
+  >(Prisma.sql`
     SELECT * FROM (
       SELECT p.provider::text, p.provider_reference AS reference, p.kind::text, p.occurred_at,
              r.provider_reference || '/' || r.kind::text AS reverses,
@@ -30,21 +39,51 @@ export async function exportLedger(tenantId: string, slug: string): Promise<Ledg
     WHERE a.tenant_id = ${tenantId}::uuid AND b.amount <> 0 ORDER BY a.code, b.currency`);
   return {
     tenant: slug,
-    postings: rows.map((r) => ({ provider: r.provider, reference: r.reference, kind: r.kind, occurredAt: r.occurred_at.toISOString(), reverses: r.reverses, legs: r.legs })),
+    postings: rows.map((r) => ({
+      provider: r.provider,
+      reference: r.reference,
+      kind: r.kind,
+      occurredAt: r.occurred_at.toISOString(),
+      reverses: r.reverses,
+      legs: r.legs,
+    })),
     balances,
   };
 }
 
 export function ledgerJson(e: LedgerExport): string {
-  return JSON.stringify(e, null, 1) + "\n";
+  return `${JSON.stringify(e, null, 1)}\n`;
 }
 
 /** One row per leg; balances follow as rows of kind BALANCE. Amounts are numeric cells, the rest text (formula-escaped). */
 export function ledgerCsv(e: LedgerExport): string {
-  const header = ["tenant", "kind", "provider", "reference", "occurred_at", "reverses", "account", "currency", "amount"];
+  const header = [
+    "tenant",
+    "kind",
+    "provider",
+    "reference",
+    "occurred_at",
+    "reverses",
+    "account",
+    "currency",
+    "amount",
+  ];
   function* rows(): Generator<CsvCell[]> {
-    for (const p of e.postings) for (const l of p.legs) yield [e.tenant, p.kind, p.provider, p.reference, p.occurredAt, p.reverses, l.account, l.currency, BigInt(l.amount)];
-    for (const b of e.balances) yield [e.tenant, "BALANCE", null, null, null, null, b.account, b.currency, BigInt(b.amount)];
+    for (const p of e.postings)
+      for (const l of p.legs)
+        yield [
+          e.tenant,
+          p.kind,
+          p.provider,
+          p.reference,
+          p.occurredAt,
+          p.reverses,
+          l.account,
+          l.currency,
+          BigInt(l.amount),
+        ];
+    for (const b of e.balances)
+      yield [e.tenant, "BALANCE", null, null, null, null, b.account, b.currency, BigInt(b.amount)];
   }
   return csvDocument(header, rows());
 }

@@ -22,7 +22,8 @@ describe("toMinorUnits", () => {
   });
 
   it("uses ISO 4217 exponents: 0 for JPY, KRW, XOF, UGX; 3 for BHD, KWD, OMR, JOD, TND", () => {
-    for (const c of ["JPY", "KRW", "XOF", "XAF", "UGX", "RWF", "VND", "CLP"]) expect([c, currencyExponent(c)]).toEqual([c, 0]);
+    for (const c of ["JPY", "KRW", "XOF", "XAF", "UGX", "RWF", "VND", "CLP"])
+      expect([c, currencyExponent(c)]).toEqual([c, 0]);
     for (const c of ["BHD", "KWD", "OMR", "JOD", "TND", "IQD", "LYD"]) expect([c, currencyExponent(c)]).toEqual([c, 3]);
     for (const c of ["USD", "EUR", "NGN", "GHS", "KES", "ZAR", "HUF"]) expect([c, currencyExponent(c)]).toEqual([c, 2]);
     expect(minor("1500", "JPY")).toBe(1500n);
@@ -62,7 +63,10 @@ describe("decimalText", () => {
   });
 
   it("refuses numbers a double cannot have carried exactly", () => {
-    expect(decimalText(JSON.parse("12345678901234567.89"))).toMatchObject({ ok: false, error: expect.stringContaining("must be sent as a string") });
+    expect(decimalText(JSON.parse("12345678901234567.89"))).toMatchObject({
+      ok: false,
+      error: expect.stringContaining("must be sent as a string"),
+    });
     expect(decimalText(1e21).ok).toBe(false);
     expect(decimalText(Number.NaN).ok).toBe(false);
   });
@@ -79,7 +83,15 @@ describe("toDecimalText", () => {
   });
 
   it("round-trips through toMinorUnits, also by way of a JSON number", () => {
-    for (const [value, currency] of [[1n, "USD"], [99n, "EUR"], [250_000n, "NGN"], [123_456_789n, "KES"], [60_000n, "UGX"], [400_000n, "KWD"], [9_007_199_254_740n, "USD"]] as const) {
+    for (const [value, currency] of [
+      [1n, "USD"],
+      [99n, "EUR"],
+      [250_000n, "NGN"],
+      [123_456_789n, "KES"],
+      [60_000n, "UGX"],
+      [400_000n, "KWD"],
+      [9_007_199_254_740n, "USD"],
+    ] as const) {
       expect(minor(toDecimalText(value, currency), currency)).toBe(value);
       const viaNumber = decimalText(JSON.parse(JSON.stringify(Number(toDecimalText(value, currency)))));
       expect(viaNumber.ok && minor(viaNumber.text, currency)).toBe(value);

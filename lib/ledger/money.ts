@@ -7,10 +7,32 @@
  * as every amount in one currency goes through this one table.
  */
 const EXPONENTS: Readonly<Record<string, number>> = {
-  BIF: 0, CLP: 0, DJF: 0, GNF: 0, ISK: 0, JPY: 0, KMF: 0, KRW: 0, PYG: 0,
-  RWF: 0, UGX: 0, UYI: 0, VND: 0, VUV: 0, XAF: 0, XOF: 0, XPF: 0,
-  BHD: 3, IQD: 3, JOD: 3, KWD: 3, LYD: 3, OMR: 3, TND: 3,
-  CLF: 4, UYW: 4,
+  BIF: 0,
+  CLP: 0,
+  DJF: 0,
+  GNF: 0,
+  ISK: 0,
+  JPY: 0,
+  KMF: 0,
+  KRW: 0,
+  PYG: 0,
+  RWF: 0,
+  UGX: 0,
+  UYI: 0,
+  VND: 0,
+  VUV: 0,
+  XAF: 0,
+  XOF: 0,
+  XPF: 0,
+  BHD: 3,
+  IQD: 3,
+  JOD: 3,
+  KWD: 3,
+  LYD: 3,
+  OMR: 3,
+  TND: 3,
+  CLF: 4,
+  UYW: 4,
 };
 
 /** Digits after the decimal point in the currency's minor unit. */
@@ -28,14 +50,19 @@ const DECIMAL = /^(-?)(\d+)(?:\.(\d+))?$/;
  * rounding money silently is never right, so "10.505" EUR is an error.
  */
 export function toMinorUnits(decimal: string, currency: string): MinorUnits {
-  if (!/^[A-Za-z]{3}$/.test(currency)) return { ok: false, error: `currency must be a three-letter ISO 4217 code, got ${JSON.stringify(currency)}` };
+  if (!/^[A-Za-z]{3}$/.test(currency))
+    return { ok: false, error: `currency must be a three-letter ISO 4217 code, got ${JSON.stringify(currency)}` };
   const match = DECIMAL.exec(decimal.trim());
-  if (!match) return { ok: false, error: `amount must be a decimal number like "10.50", got ${JSON.stringify(decimal)}` };
+  if (!match)
+    return { ok: false, error: `amount must be a decimal number like "10.50", got ${JSON.stringify(decimal)}` };
   const [, sign, whole, fraction = ""] = match;
   const exponent = currencyExponent(currency);
   const kept = fraction.slice(0, exponent);
   if (/[^0]/.test(fraction.slice(exponent))) {
-    return { ok: false, error: `${decimal} ${currency.toUpperCase()} has more than ${exponent} decimal place${exponent === 1 ? "" : "s"}; refusing to round money` };
+    return {
+      ok: false,
+      error: `${decimal} ${currency.toUpperCase()} has more than ${exponent} decimal place${exponent === 1 ? "" : "s"}; refusing to round money`,
+    };
   }
   const value = BigInt(whole! + kept.padEnd(exponent, "0"));
   return { ok: true, value: sign === "-" ? -value : value };
@@ -51,7 +78,10 @@ export function decimalText(value: number | string): { ok: true; text: string } 
   const text = String(value);
   const digits = text.replace(/^-/, "").replace(".", "").replace(/^0+/, "");
   if (!Number.isFinite(value) || /e/i.test(text) || digits.length > 15) {
-    return { ok: false, error: `amount ${text} cannot be read exactly from a JSON number; it must be sent as a string` };
+    return {
+      ok: false,
+      error: `amount ${text} cannot be read exactly from a JSON number; it must be sent as a string`,
+    };
   }
   return { ok: true, text };
 }
@@ -96,7 +126,9 @@ export function isIsoCurrency(code: string): boolean {
  */
 export function amountProblem(value: bigint, o: { zero: "allowed" | "refused" } = { zero: "refused" }): string | null {
   if (value < 0n) return `amount must be positive, got ${value} (a refund is its own event, never a negative amount)`;
-  if (value === 0n && o.zero === "refused") return "amount must be positive, got 0 (this provider never sends a zero amount)";
-  if (value > MAX_MINOR_UNITS) return `amount ${value} is beyond the largest movement the ledger accepts (${MAX_MINOR_UNITS} minor units)`;
+  if (value === 0n && o.zero === "refused")
+    return "amount must be positive, got 0 (this provider never sends a zero amount)";
+  if (value > MAX_MINOR_UNITS)
+    return `amount ${value} is beyond the largest movement the ledger accepts (${MAX_MINOR_UNITS} minor units)`;
   return null;
 }

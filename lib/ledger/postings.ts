@@ -42,7 +42,9 @@ export async function ensureAccount(tx: Tx, tenantId: string, code: string, kind
     INSERT INTO accounts (tenant_id, code, kind) VALUES (${tenantId}::uuid, ${code}, ${kind}::"AccountKind")
     ON CONFLICT (tenant_id, code) DO NOTHING RETURNING id`);
   if (inserted[0]) return inserted[0].id;
-  const [existing] = await tx.$queryRaw<{ id: bigint }[]>(Prisma.sql`SELECT id FROM accounts WHERE tenant_id = ${tenantId}::uuid AND code = ${code}`);
+  const [existing] = await tx.$queryRaw<{ id: bigint }[]>(
+    Prisma.sql`SELECT id FROM accounts WHERE tenant_id = ${tenantId}::uuid AND code = ${code}`,
+  );
   knownAccounts.set(key, existing!.id);
   return existing!.id;
 }
@@ -53,7 +55,8 @@ export function assertBalanced(legs: Leg[]): void {
     if (leg.amount === 0n) throw new Error("a ledger leg cannot be zero");
     sums.set(leg.currency, (sums.get(leg.currency) ?? 0n) + leg.amount);
   }
-  for (const [currency, sum] of sums) if (sum !== 0n) throw new Error(`posting does not balance: ${sum} ${currency} left over`);
+  for (const [currency, sum] of sums)
+    if (sum !== 0n) throw new Error(`posting does not balance: ${sum} ${currency} left over`);
 }
 
 /**
@@ -81,7 +84,9 @@ export async function writePosting(tx: Tx, p: NewPosting): Promise<bigint> {
     if (cur) cur.amount += l.amount;
     else net.set(k, { ...l });
   }
-  const rows = [...net.values()].sort((a, b) => (a.accountId === b.accountId ? a.currency.localeCompare(b.currency) : a.accountId < b.accountId ? -1 : 1));
+  const rows = [...net.values()].sort((a, b) =>
+    a.accountId === b.accountId ? a.currency.localeCompare(b.currency) : a.accountId < b.accountId ? -1 : 1,
+  );
   await tx.$executeRaw(Prisma.sql`
     INSERT INTO balances (account_id, currency, amount, updated_at)
     SELECT a, c, m, now() FROM unnest(${rows.map((r) => r.accountId.toString())}::bigint[], ${rows.map((r) => r.currency)}::text[], ${rows.map((r) => r.amount.toString())}::bigint[]) AS v(a, c, m)

@@ -24,10 +24,16 @@ export type Release = { claimId: bigint; version: number; failed: boolean; attem
  * token (a claim that has moved on is left alone). Past the attempt limit the
  * claim and its raw event become FAILED and show as stuck instead of looping.
  */
-export async function releaseClaim(claim: Pick<OwnedClaim, "claimId" | "version">, reason: string, retryAfterMs: number): Promise<Release | null> {
+export async function releaseClaim(
+  claim: Pick<OwnedClaim, "claimId" | "version">,
+  reason: string,
+  retryAfterMs: number,
+): Promise<Release | null> {
   const max = config().TALLY_MAX_ATTEMPTS;
   return prisma.$transaction(async (tx) => {
-    const rows = await tx.$queryRaw<{ id: bigint; claim_version: number; status: string; attempts: number; raw_event_id: bigint }[]>(Prisma.sql`
+    const rows = await tx.$queryRaw<
+      { id: bigint; claim_version: number; status: string; attempts: number; raw_event_id: bigint }[]
+    >(Prisma.sql`
       UPDATE processed_events SET
         claim_version = claim_version + 1,
         claimed_at = NULL,
@@ -49,8 +55,15 @@ export async function releaseClaim(claim: Pick<OwnedClaim, "claimId" | "version"
  * lock, so one of them always sees the other: the release sees the posting (and
  * retries at once), or the commit sees the waiting refund (and wakes it).
  */
-export async function lockPaymentReference(tx: Tx, tenantId: string, provider: Provider, paymentReference: string): Promise<void> {
-  await tx.$executeRaw(Prisma.sql`SELECT pg_advisory_xact_lock(hashtextextended(${`payment:${tenantId}:${provider}:${paymentReference}`}, 0))`);
+export async function lockPaymentReference(
+  tx: Tx,
+  tenantId: string,
+  provider: Provider,
+  paymentReference: string,
+): Promise<void> {
+  await tx.$executeRaw(
+    Prisma.sql`SELECT pg_advisory_xact_lock(hashtextextended(${`payment:${tenantId}:${provider}:${paymentReference}`}, 0))`,
+  );
 }
 
 /**
@@ -60,7 +73,11 @@ export async function lockPaymentReference(tx: Tx, tenantId: string, provider: P
  * The payment's commit wakes it (see lockPaymentReference); the slow recheck,
  * every TALLY_WAIT_RECHECK_MS, is only a backstop.
  */
-export async function releaseClaimToWait(claim: Pick<OwnedClaim, "claimId" | "version" | "tenantId" | "provider">, reason: string, paymentReference: string): Promise<boolean> {
+export async function releaseClaimToWait(
+  claim: Pick<OwnedClaim, "claimId" | "version" | "tenantId" | "provider">,
+  reason: string,
+  paymentReference: string,
+): Promise<boolean> {
   return prisma.$transaction(async (tx) => {
     await lockPaymentReference(tx, claim.tenantId, claim.provider, paymentReference);
     const rows = await tx.$queryRaw<{ id: bigint }[]>(Prisma.sql`
@@ -80,7 +97,9 @@ export async function releaseClaimToWait(claim: Pick<OwnedClaim, "claimId" | "ve
 }
 
 export async function markRawFailed(tx: Tx, rawEventId: bigint, error: string): Promise<void> {
-  await tx.$executeRaw(Prisma.sql`UPDATE raw_events SET status = 'FAILED', last_error = ${error}, processed_at = now() WHERE id = ${rawEventId} AND status = 'CLAIMED'`);
+  await tx.$executeRaw(
+    Prisma.sql`UPDATE raw_events SET status = 'FAILED', last_error = ${error}, processed_at = now() WHERE id = ${rawEventId} AND status = 'CLAIMED'`,
+  );
 }
 
 /** Gives up on a claim at once (retrying cannot help), fenced by the token. */
@@ -100,8 +119,13 @@ export async function failClaim(claim: Pick<OwnedClaim, "claimId" | "version">, 
  * Releases a claim with the back-off its attempts so far call for (the attempts
  * are read now: the claim may have been taken several times since it was won).
  */
-export async function releaseWithBackoff(claim: Pick<OwnedClaim, "claimId" | "version">, reason: string): Promise<Release | null> {
-  const attempts = (await prisma.processedEvent.findUnique({ where: { id: claim.claimId }, select: { attempts: true } }))?.attempts ?? 1;
+export async function releaseWithBackoff(
+  claim: Pick<OwnedClaim, "claimId" | "version">,
+  reason: string,
+): Promise<Release | null> {
+  const attempts =
+    (await prisma.processedEvent.findUnique({ where: { id: claim.claimId }, select: { attempts: true } }))?.attempts ??
+    1;
   return releaseClaim(claim, reason, retryDelayMs(attempts));
 }
 
@@ -113,7 +137,10 @@ export async function releaseWithBackoff(claim: Pick<OwnedClaim, "claimId" | "ve
  * back-off grows with the outage (the time waited so far, at least 1 s, capped at
  * TALLY_RETRY_MAX_BACKOFF_MS); provider_wait_since keeps when it began, for people.
  */
-export async function releaseClaimToWaitForProvider(claim: Pick<OwnedClaim, "claimId" | "version">, reason: string): Promise<boolean> {
+export async function releaseClaimToWaitForProvider(
+  claim: Pick<OwnedClaim, "claimId" | "version">,
+  reason: string,
+): Promise<boolean> {
   const cap = config().TALLY_RETRY_MAX_BACKOFF_MS;
   const rows = await prisma.$queryRaw<{ id: bigint }[]>(Prisma.sql`
     UPDATE processed_events SET
@@ -144,7 +171,9 @@ export async function holdOverRefund(
       WHERE id = ${claim.claimId} AND claim_version = ${claim.version} AND status = 'CLAIMED'
       RETURNING raw_event_id`);
     if (!rows[0]) return false;
-    await tx.$executeRaw(Prisma.sql`UPDATE raw_events SET status = 'CONFLICT', last_error = ${reason}, processed_at = now() WHERE id = ${claim.rawEventId} AND status = 'CLAIMED'`);
+    await tx.$executeRaw(
+      Prisma.sql`UPDATE raw_events SET status = 'CONFLICT', last_error = ${reason}, processed_at = now() WHERE id = ${claim.rawEventId} AND status = 'CLAIMED'`,
+    );
     await tx.$executeRaw(Prisma.sql`
       WITH ins AS (
         INSERT INTO claim_conflicts (tenant_id, kind, provider, reference, processed_event_id, raw_event_id, claimed, delivered, delivered_key)

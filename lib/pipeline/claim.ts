@@ -33,7 +33,14 @@ export type OwnedClaim = {
   movementsInEvent?: number;
 };
 
-export type PickUpResult = { picked: number; claims: OwnedClaim[]; duplicates: number; conflicts: number; ignored: number; failed: number };
+export type PickUpResult = {
+  picked: number;
+  claims: OwnedClaim[];
+  duplicates: number;
+  conflicts: number;
+  ignored: number;
+  failed: number;
+};
 
 type RawRow = { id: bigint; tenant_id: string; provider: Provider; raw_body: Uint8Array; received_at: Date };
 type Wanted = { key: string; raw: RawRow; movement: Movement };
@@ -77,7 +84,14 @@ export function pickUpSql(batchSize: number): Prisma.Sql {
 export async function pickUpReceived(batchSize = config().TALLY_WORKER_BATCH): Promise<PickUpResult> {
   return prisma.$transaction(async (tx) => {
     const rows = await tx.$queryRaw<RawRow[]>(pickUpSql(batchSize));
-    const result: PickUpResult = { picked: rows.length, claims: [], duplicates: 0, conflicts: 0, ignored: 0, failed: 0 };
+    const result: PickUpResult = {
+      picked: rows.length,
+      claims: [],
+      duplicates: 0,
+      conflicts: 0,
+      ignored: 0,
+      failed: 0,
+    };
     const outcomes: RawOutcome[] = [];
     const wanted: Wanted[] = [];
     const eventTypes = new Map<bigint, string>();
@@ -86,10 +100,26 @@ export async function pickUpReceived(batchSize = config().TALLY_WORKER_BATCH): P
       const parsed = parseRaw(raw.provider, raw.raw_body);
       if (parsed.kind === "failed") {
         result.failed++;
-        outcomes.push({ id: raw.id, status: "FAILED", eventType: null, note: null, error: parsed.error, duplicateOf: null, references: [] });
+        outcomes.push({
+          id: raw.id,
+          status: "FAILED",
+          eventType: null,
+          note: null,
+          error: parsed.error,
+          duplicateOf: null,
+          references: [],
+        });
       } else if (parsed.kind === "ignored") {
         result.ignored++;
-        outcomes.push({ id: raw.id, status: "IGNORED", eventType: parsed.eventType, note: parsed.reason, error: null, duplicateOf: null, references: [] });
+        outcomes.push({
+          id: raw.id,
+          status: "IGNORED",
+          eventType: parsed.eventType,
+          note: parsed.reason,
+          error: null,
+          duplicateOf: null,
+          references: [],
+        });
       } else {
         eventTypes.set(raw.id, parsed.eventType);
         for (const movement of parsed.movements) {
@@ -104,32 +134,81 @@ export async function pickUpReceived(batchSize = config().TALLY_WORKER_BATCH): P
     if (wanted.length > 0) {
       const won = await claimKeys(tx, wanted);
       const lost = wanted.filter((w) => !won.has(`${w.key}\u0000${w.raw.id}`));
-      const earlier = await firstCarriers(tx, lost.map((w) => w.key));
+      const earlier = await firstCarriers(
+        tx,
+        lost.map((w) => w.key),
+      );
       // A lost key whose claim holds other money is a conflict, not a duplicate.
       const conflicting = lost.filter((w) => {
         const c = earlier.get(w.key);
         return c !== undefined && c.amount !== null && canonical(c) !== canonical(w.movement);
       });
-      const conflictOf = await recordConflicts(tx, conflicting.map((w) => ({ tenantId: w.raw.tenant_id, provider: w.raw.provider, rawEventId: w.raw.id, movement: w.movement, claim: earlier.get(w.key)! })));
+      const conflictOf = await recordConflicts(
+        tx,
+        conflicting.map((w) => ({
+          tenantId: w.raw.tenant_id,
+          provider: w.raw.provider,
+          rawEventId: w.raw.id,
+          movement: w.movement,
+          claim: earlier.get(w.key)!,
+        })),
+      );
       for (const raw of rows) {
         const mine = wanted.filter((w) => w.raw.id === raw.id);
         if (mine.length === 0) continue;
         const owned = mine.flatMap((w) => {
           const claim = won.get(`${w.key}\u0000${raw.id}`);
-          return claim ? [{ ...claim, tenantId: raw.tenant_id, provider: raw.provider, reference: w.movement.reference, rawEventId: raw.id, movement: w.movement, receivedAt: raw.received_at, movementsInEvent: mine.length }] : [];
+          return claim
+            ? [
+                {
+                  ...claim,
+                  tenantId: raw.tenant_id,
+                  provider: raw.provider,
+                  reference: w.movement.reference,
+                  rawEventId: raw.id,
+                  movement: w.movement,
+                  receivedAt: raw.received_at,
+                  movementsInEvent: mine.length,
+                },
+              ]
+            : [];
         });
         const eventType = eventTypes.get(raw.id) ?? null;
         const references = mine.map((w) => w.movement.reference);
         const conflict = mine.map((w) => conflictOf.get(`${w.key}\u0000${raw.id}`)).find((c) => c !== undefined);
         if (owned.length > 0) {
           result.claims.push(...owned);
-          outcomes.push({ id: raw.id, status: "CLAIMED", eventType, note: null, error: null, duplicateOf: null, references });
+          outcomes.push({
+            id: raw.id,
+            status: "CLAIMED",
+            eventType,
+            note: null,
+            error: null,
+            duplicateOf: null,
+            references,
+          });
         } else if (conflict) {
           result.conflicts++;
-          outcomes.push({ id: raw.id, status: "CONFLICT", eventType, note: null, error: conflict.message, duplicateOf: null, references });
+          outcomes.push({
+            id: raw.id,
+            status: "CONFLICT",
+            eventType,
+            note: null,
+            error: conflict.message,
+            duplicateOf: null,
+            references,
+          });
         } else {
           result.duplicates++;
-          outcomes.push({ id: raw.id, status: "DUPLICATE", eventType, note: null, error: null, duplicateOf: earlier.get(mine[0]!.key)?.rawEventId ?? null, references });
+          outcomes.push({
+            id: raw.id,
+            status: "DUPLICATE",
+            eventType,
+            note: null,
+            error: null,
+            duplicateOf: earlier.get(mine[0]!.key)?.rawEventId ?? null,
+            references,
+          });
         }
       }
     }
@@ -138,7 +217,15 @@ export async function pickUpReceived(batchSize = config().TALLY_WORKER_BATCH): P
   }, TX_OPTIONS);
 }
 
-type RawOutcome = { id: bigint; status: "CLAIMED" | "DUPLICATE" | "CONFLICT" | "IGNORED" | "FAILED"; eventType: string | null; note: string | null; error: string | null; duplicateOf: bigint | null; references: string[] };
+type RawOutcome = {
+  id: bigint;
+  status: "CLAIMED" | "DUPLICATE" | "CONFLICT" | "IGNORED" | "FAILED";
+  eventType: string | null;
+  note: string | null;
+  error: string | null;
+  duplicateOf: bigint | null;
+  references: string[];
+};
 
 /** The batch's verdicts in one statement rather than one round trip per event. */
 async function recordOutcomes(tx: Tx, outcomes: RawOutcome[]): Promise<void> {
@@ -171,7 +258,9 @@ async function recordOutcomes(tx: Tx, outcomes: RawOutcome[]): Promise<void> {
  */
 async function claimKeys(tx: Tx, wanted: Wanted[]): Promise<Map<string, { claimId: bigint; version: number }>> {
   const sorted = [...wanted].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : Number(a.raw.id - b.raw.id)));
-  const rows = await tx.$queryRaw<{ id: bigint; idempotency_key: string; raw_event_id: bigint; claim_version: number }[]>(Prisma.sql`
+  const rows = await tx.$queryRaw<
+    { id: bigint; idempotency_key: string; raw_event_id: bigint; claim_version: number }[]
+  >(Prisma.sql`
     INSERT INTO processed_events (idempotency_key, tenant_id, provider, provider_reference, raw_event_id, movement_kind, account, amount, currency, payment_reference)
     SELECT * FROM unnest(
       ${sorted.map((w) => w.key)}::text[],
@@ -186,18 +275,49 @@ async function claimKeys(tx: Tx, wanted: Wanted[]): Promise<Map<string, { claimI
       ${sorted.map((w) => w.movement.paymentReference ?? null)}::text[])
     ON CONFLICT (idempotency_key) DO NOTHING
     RETURNING id, idempotency_key, raw_event_id, claim_version`);
-  return new Map(rows.map((r) => [`${r.idempotency_key}\u0000${r.raw_event_id}`, { claimId: r.id, version: r.claim_version }]));
+  return new Map(
+    rows.map((r) => [`${r.idempotency_key}\u0000${r.raw_event_id}`, { claimId: r.id, version: r.claim_version }]),
+  );
 }
 
 /** What a claim holds: the movement it was won with (amount null on claims older than these columns). */
-export type ClaimedMovement = { claimId: bigint; rawEventId: bigint; kind: string | null; account: string | null; amount: bigint | null; currency: string | null };
+export type ClaimedMovement = {
+  claimId: bigint;
+  rawEventId: bigint;
+  kind: string | null;
+  account: string | null;
+  amount: bigint | null;
+  currency: string | null;
+};
 
 /** For keys claimed before: which raw event carried them first, and the money it claimed. */
 async function firstCarriers(tx: Tx, keys: string[]): Promise<Map<string, ClaimedMovement>> {
   if (keys.length === 0) return new Map();
-  const rows = await tx.$queryRaw<{ id: bigint; idempotency_key: string; raw_event_id: bigint; movement_kind: string | null; account: string | null; amount: bigint | null; currency: string | null }[]>(Prisma.sql`
+  const rows = await tx.$queryRaw<
+    {
+      id: bigint;
+      idempotency_key: string;
+      raw_event_id: bigint;
+      movement_kind: string | null;
+      account: string | null;
+      amount: bigint | null;
+      currency: string | null;
+    }[]
+  >(Prisma.sql`
     SELECT id, idempotency_key, raw_event_id, movement_kind::text, account, amount, trim(currency) AS currency FROM processed_events WHERE idempotency_key = ANY(${keys}::text[])`);
-  return new Map(rows.map((r) => [r.idempotency_key, { claimId: r.id, rawEventId: r.raw_event_id, kind: r.movement_kind, account: r.account, amount: r.amount, currency: r.currency }]));
+  return new Map(
+    rows.map((r) => [
+      r.idempotency_key,
+      {
+        claimId: r.id,
+        rawEventId: r.raw_event_id,
+        kind: r.movement_kind,
+        account: r.account,
+        amount: r.amount,
+        currency: r.currency,
+      },
+    ]),
+  );
 }
 
 /**
@@ -205,13 +325,29 @@ async function firstCarriers(tx: Tx, keys: string[]): Promise<Map<string, Claime
  * are the same movement when these agree, whatever their JSON formatting, field
  * order, event id or timestamps; when they do not, retrying cannot say which is right.
  */
-export function canonical(m: { kind: string | null; account: string | null; amount: bigint | null; currency: string | null }): string {
+export function canonical(m: {
+  kind: string | null;
+  account: string | null;
+  amount: bigint | null;
+  currency: string | null;
+}): string {
   return JSON.stringify([m.kind, m.account, m.amount?.toString() ?? null, m.currency]);
 }
 
-const moneyOf = (m: { kind: string | null; account: string | null; amount: bigint | null; currency: string | null }) => ({ kind: m.kind, account: m.account, amount: m.amount?.toString() ?? null, currency: m.currency });
+const moneyOf = (m: {
+  kind: string | null;
+  account: string | null;
+  amount: bigint | null;
+  currency: string | null;
+}) => ({ kind: m.kind, account: m.account, amount: m.amount?.toString() ?? null, currency: m.currency });
 
-type Conflicting = { tenantId: string; provider: Provider; rawEventId: bigint; movement: Movement; claim: ClaimedMovement };
+type Conflicting = {
+  tenantId: string;
+  provider: Provider;
+  rawEventId: bigint;
+  movement: Movement;
+  claim: ClaimedMovement;
+};
 
 /**
  * Records each conflicting delivery once (the same conflicting body delivered again
@@ -219,7 +355,10 @@ type Conflicting = { tenantId: string; provider: Provider; rawEventId: bigint; m
  * for each new one, in the pick-up's transaction. Returns, per key and raw event,
  * the message and the raw event that first carried this conflict.
  */
-async function recordConflicts(tx: Tx, conflicts: Conflicting[]): Promise<Map<string, { message: string; firstRawEventId: bigint }>> {
+async function recordConflicts(
+  tx: Tx,
+  conflicts: Conflicting[],
+): Promise<Map<string, { message: string; firstRawEventId: bigint }>> {
   const out = new Map<string, { message: string; firstRawEventId: bigint }>();
   for (const c of conflicts) {
     const deliveredKey = canonical(c.movement);
@@ -235,10 +374,15 @@ async function recordConflicts(tx: Tx, conflicts: Conflicting[]): Promise<Map<st
       SELECT id, raw_event_id, true AS inserted FROM ins
       UNION ALL
       SELECT id, raw_event_id, false FROM claim_conflicts WHERE processed_event_id = ${c.claim.claimId} AND delivered_key = ${deliveredKey} AND NOT EXISTS (SELECT 1 FROM ins)`);
-    const differs = (["kind", "account", "amount", "currency"] as const).filter((f) => claimed[f] !== delivered[f]).map((f) => `${f} ${claimed[f] ?? "(none)"} → ${delivered[f] ?? "(none)"}`);
+    const differs = (["kind", "account", "amount", "currency"] as const)
+      .filter((f) => claimed[f] !== delivered[f])
+      .map((f) => `${f} ${claimed[f] ?? "(none)"} → ${delivered[f] ?? "(none)"}`);
     const message = `conflicts with the claim on ${c.movement.reference} (raw event ${c.claim.rawEventId}): ${differs.join(", ")}; not posted, held for accountants`;
     // A concurrent pick-up inserting the same conflict: the unique index makes one of them wait, then see the row.
-    out.set(`${idempotencyKey(c.tenantId, c.provider, c.movement.reference)}\u0000${c.rawEventId}`, { message, firstRawEventId: row?.raw_event_id ?? c.claim.rawEventId });
+    out.set(`${idempotencyKey(c.tenantId, c.provider, c.movement.reference)}\u0000${c.rawEventId}`, {
+      message,
+      firstRawEventId: row?.raw_event_id ?? c.claim.rawEventId,
+    });
   }
   return out;
 }
@@ -249,7 +393,16 @@ async function recordConflicts(tx: Tx, conflicts: Conflicting[]): Promise<Map<st
  * the claim before can no longer commit.
  */
 export async function takeReleasedClaims(batchSize = config().TALLY_WORKER_BATCH): Promise<OwnedClaim[]> {
-  const rows = await prisma.$queryRaw<{ id: bigint; claim_version: number; tenant_id: string; provider: Provider; provider_reference: string; raw_event_id: bigint }[]>(Prisma.sql`
+  const rows = await prisma.$queryRaw<
+    {
+      id: bigint;
+      claim_version: number;
+      tenant_id: string;
+      provider: Provider;
+      provider_reference: string;
+      raw_event_id: bigint;
+    }[]
+  >(Prisma.sql`
     UPDATE processed_events SET claimed_at = now(), claim_version = claim_version + 1, attempts = attempts + 1
     WHERE id IN (
       SELECT id FROM processed_events
@@ -257,5 +410,12 @@ export async function takeReleasedClaims(batchSize = config().TALLY_WORKER_BATCH
       ORDER BY id LIMIT ${batchSize}
       FOR UPDATE SKIP LOCKED)
     RETURNING id, claim_version, tenant_id, provider, provider_reference, raw_event_id`);
-  return rows.map((r) => ({ claimId: r.id, version: r.claim_version, tenantId: r.tenant_id, provider: r.provider, reference: r.provider_reference, rawEventId: r.raw_event_id }));
+  return rows.map((r) => ({
+    claimId: r.id,
+    version: r.claim_version,
+    tenantId: r.tenant_id,
+    provider: r.provider,
+    reference: r.provider_reference,
+    rawEventId: r.raw_event_id,
+  }));
 }

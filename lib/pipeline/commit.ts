@@ -5,11 +5,24 @@
 import { openSettings } from "@/lib/platform/secrets-at-rest";
 import { setTimeout as sleep } from "node:timers/promises";
 import { canonical, parseRaw, type OwnedClaim } from "@/lib/pipeline/claim";
-import { failClaim, holdOverRefund, lockPaymentReference, releaseClaimToWait, releaseClaimToWaitForProvider, releaseWithBackoff } from "@/lib/pipeline/claim-state";
+import {
+  failClaim,
+  holdOverRefund,
+  lockPaymentReference,
+  releaseClaimToWait,
+  releaseClaimToWaitForProvider,
+  releaseWithBackoff,
+} from "@/lib/pipeline/claim-state";
 import { config } from "@/lib/platform/config";
 import { pauseIfFaultAt } from "@/lib/pipeline/fault";
 import { Prisma, prisma, type Tx } from "@/lib/platform/db";
-import { assertBalanced, clearingAccountCode, customerAccountCode, ensureAccount, UNALLOCATED_ACCOUNT } from "@/lib/ledger/postings";
+import {
+  assertBalanced,
+  clearingAccountCode,
+  customerAccountCode,
+  ensureAccount,
+  UNALLOCATED_ACCOUNT,
+} from "@/lib/ledger/postings";
 import { adapterFor } from "@/lib/providers";
 import type { Movement } from "@/lib/providers/types";
 import { CLAIMS_CHANNEL, OUTBOX_CHANNEL, wake } from "@/lib/pipeline/wake";
@@ -25,18 +38,34 @@ export type CommitOutcome =
 
 /** Rolls the transaction back and says why; not an error, a decision. */
 class Abort extends Error {
-  constructor(readonly outcome: { kind: "fenced" } | { kind: "defer"; reason: string; waitingFor?: string } | { kind: "hold"; reason: string; evidence: { claimed: Record<string, unknown>; delivered: Record<string, unknown>; deliveredKey: string } }) {
+  constructor(
+    readonly outcome:
+      | { kind: "fenced" }
+      | { kind: "defer"; reason: string; waitingFor?: string }
+      | {
+          kind: "hold";
+          reason: string;
+          evidence: { claimed: Record<string, unknown>; delivered: Record<string, unknown>; deliveredKey: string };
+        },
+  ) {
     super(outcome.kind);
   }
 }
 
 async function movementOf(claim: OwnedClaim): Promise<Movement | string> {
   if (claim.movement) return claim.movement;
-  const raw = await prisma.rawEvent.findUnique({ where: { id: claim.rawEventId }, select: { rawBody: true, provider: true } });
+  const raw = await prisma.rawEvent.findUnique({
+    where: { id: claim.rawEventId },
+    select: { rawBody: true, provider: true },
+  });
   if (!raw) return `raw event ${claim.rawEventId} not found`;
   const parsed = parseRaw(raw.provider, raw.rawBody);
-  if (parsed.kind !== "money") return `raw event ${claim.rawEventId} no longer parses to money: ${parsed.kind === "failed" ? parsed.error : parsed.reason}`;
-  return parsed.movements.find((m) => m.reference === claim.reference) ?? `raw event ${claim.rawEventId} no longer carries ${claim.reference}`;
+  if (parsed.kind !== "money")
+    return `raw event ${claim.rawEventId} no longer parses to money: ${parsed.kind === "failed" ? parsed.error : parsed.reason}`;
+  return (
+    parsed.movements.find((m) => m.reference === claim.reference) ??
+    `raw event ${claim.rawEventId} no longer carries ${claim.reference}`
+  );
 }
 
 /** The customer account a refund takes money from, when its payload does not name one: the refunded payment's. */
@@ -60,14 +89,19 @@ async function accountOfPayment(tx: Tx, claim: OwnedClaim, paymentReference: str
 async function confirmWithProvider(claim: OwnedClaim, movement: Movement): Promise<{ post: Movement } | CommitOutcome> {
   const adapter = adapterFor(claim.provider);
   if (!adapter?.confirm) return { post: movement };
-  const endpoint = await prisma.providerEndpoint.findUnique({ where: { tenantId_provider: { tenantId: claim.tenantId, provider: claim.provider } }, select: { settings: true } });
+  const endpoint = await prisma.providerEndpoint.findUnique({
+    where: { tenantId_provider: { tenantId: claim.tenantId, provider: claim.provider } },
+    select: { settings: true },
+  });
   let answer;
   try {
     answer = await adapter.confirm(movement, openSettings((endpoint?.settings ?? {}) as Record<string, unknown>));
   } catch (error) {
     // An outage, not an answer: wait for the provider without using up attempts.
     const reason = `waiting for provider: ${claim.provider} could not be asked to confirm ${movement.reference}: ${error instanceof Error ? error.message : String(error)}`;
-    return (await releaseClaimToWaitForProvider(claim, reason)) ? { kind: "deferred", reason, failed: false } : { kind: "fenced" };
+    return (await releaseClaimToWaitForProvider(claim, reason))
+      ? { kind: "deferred", reason, failed: false }
+      : { kind: "fenced" };
   }
   // What the provider's API says is what is posted; the webhook's copy was compared against it.
   if (answer.ok) return { post: answer.movement ?? movement };
@@ -82,9 +116,16 @@ async function confirmWithProvider(claim: OwnedClaim, movement: Movement): Promi
  * commit and then counts this refund. A payment not posted yet cannot be checked
  * (its amount is unknown); refunds naming no account wait for it anyway.
  */
-async function refuseOverRefund(tx: Tx, claim: OwnedClaim, movement: Movement, paymentReference: string): Promise<void> {
+async function refuseOverRefund(
+  tx: Tx,
+  claim: OwnedClaim,
+  movement: Movement,
+  paymentReference: string,
+): Promise<void> {
   await lockPaymentReference(tx, claim.tenantId, claim.provider, paymentReference);
-  const claims = await tx.$queryRaw<{ raw_event_id: bigint; reference: string; kind: string; amount: bigint; currency: string; status: string }[]>(Prisma.sql`
+  const claims = await tx.$queryRaw<
+    { raw_event_id: bigint; reference: string; kind: string; amount: bigint; currency: string; status: string }[]
+  >(Prisma.sql`
     SELECT raw_event_id, provider_reference AS reference, movement_kind::text AS kind, amount, trim(currency) AS currency, status::text
     FROM processed_events
     WHERE tenant_id = ${claim.tenantId}::uuid AND provider = ${claim.provider}::"Provider" AND amount IS NOT NULL
@@ -93,17 +134,43 @@ async function refuseOverRefund(tx: Tx, claim: OwnedClaim, movement: Movement, p
     ORDER BY id`);
   const payment = claims.find((c) => c.kind === "PAYMENT");
   if (!payment || payment.currency !== movement.currency) return;
-  const refunded = claims.filter((c) => c.kind === "REFUND" && c.status === "DONE" && c.currency === movement.currency).reduce((sum, c) => sum + c.amount, 0n);
+  const refunded = claims
+    .filter((c) => c.kind === "REFUND" && c.status === "DONE" && c.currency === movement.currency)
+    .reduce((sum, c) => sum + c.amount, 0n);
   if (refunded + movement.amount <= payment.amount) return;
-  const side = (c: (typeof claims)[number]) => ({ reference: c.reference, kind: c.kind, amount: c.amount.toString(), currency: c.currency, status: c.status, rawEventId: c.raw_event_id.toString() });
+  const side = (c: (typeof claims)[number]) => ({
+    reference: c.reference,
+    kind: c.kind,
+    amount: c.amount.toString(),
+    currency: c.currency,
+    status: c.status,
+    rawEventId: c.raw_event_id.toString(),
+  });
   const reason = `refund ${movement.reference} of ${movement.amount} ${movement.currency} would bring ${paymentReference}'s refunds to ${refunded + movement.amount}, past the payment's ${payment.amount}: held for accountants, not posted`;
   throw new Abort({
     kind: "hold",
     reason,
     evidence: {
-      claimed: { payment: side(payment), refunds: claims.filter((c) => c.kind === "REFUND").map(side), refundedSoFar: refunded.toString(), rawEventIds: claims.map((c) => c.raw_event_id.toString()) },
-      delivered: { kind: movement.kind, reference: movement.reference, account: movement.account, amount: movement.amount.toString(), currency: movement.currency, paymentReference },
-      deliveredKey: canonical({ kind: movement.kind, account: movement.account, amount: movement.amount, currency: movement.currency }),
+      claimed: {
+        payment: side(payment),
+        refunds: claims.filter((c) => c.kind === "REFUND").map(side),
+        refundedSoFar: refunded.toString(),
+        rawEventIds: claims.map((c) => c.raw_event_id.toString()),
+      },
+      delivered: {
+        kind: movement.kind,
+        reference: movement.reference,
+        account: movement.account,
+        amount: movement.amount.toString(),
+        currency: movement.currency,
+        paymentReference,
+      },
+      deliveredKey: canonical({
+        kind: movement.kind,
+        account: movement.account,
+        amount: movement.amount,
+        currency: movement.currency,
+      }),
     },
   });
 }
@@ -128,15 +195,26 @@ export async function commitClaim(claim: OwnedClaim): Promise<CommitOutcome> {
         else if (movement.kind === "PAYMENT") customer = UNALLOCATED_ACCOUNT;
         else {
           const found = movement.paymentReference ? await accountOfPayment(tx, claim, movement.paymentReference) : null;
-          if (!found) throw new Abort({ kind: "defer", reason: `refund ${movement.reference}: payment ${movement.paymentReference ?? "(not named)"} is not posted yet, so its account is unknown`, waitingFor: movement.paymentReference });
+          if (!found)
+            throw new Abort({
+              kind: "defer",
+              reason: `refund ${movement.reference}: payment ${movement.paymentReference ?? "(not named)"} is not posted yet, so its account is unknown`,
+              waitingFor: movement.paymentReference,
+            });
           customer = found;
         }
         // Refunds that arrived first wait for this payment: see lockPaymentReference.
-        if (movement.kind === "PAYMENT") await lockPaymentReference(tx, claim.tenantId, claim.provider, movement.reference);
+        if (movement.kind === "PAYMENT")
+          await lockPaymentReference(tx, claim.tenantId, claim.provider, movement.reference);
         // Refunds of one payment take the payment's lock, so two cannot both fit under its amount.
         else if (movement.paymentReference) await refuseOverRefund(tx, claim, movement, movement.paymentReference);
         const customerId = await ensureAccount(tx, claim.tenantId, customer, "CUSTOMER");
-        const clearingId = await ensureAccount(tx, claim.tenantId, clearingAccountCode(claim.provider), "PROVIDER_CLEARING");
+        const clearingId = await ensureAccount(
+          tx,
+          claim.tenantId,
+          clearingAccountCode(claim.provider),
+          "PROVIDER_CLEARING",
+        );
         // A payment: the provider owes us (debit clearing), we owe the customer (credit customer). A refund reverses it.
         const sign = movement.kind === "PAYMENT" ? 1n : -1n;
         const legs = [

@@ -26,16 +26,20 @@ const aLongUnknownSlug = () => `x${randomBytes(31).toString("hex")}`.slice(0, 63
 
 async function inParallel(n: number, concurrency: number, send: (i: number) => Promise<void>) {
   let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    for (let i = next++; i < n; i = next++) await send(i);
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      for (let i = next++; i < n; i = next++) await send(i);
+    }),
+  );
 }
 
 describe("the endpoint cache under unauthenticated traffic", () => {
   it("three thousand POSTs to unknown tenant slugs keep the cache at its cap, and a real tenant still verifies", async () => {
     const statuses = new Map<number, number>();
     await inParallel(3000, 16, async () => {
-      const res = await deliver(webhookRequest(aLongUnknownSlug(), "stripe", "{}", { "stripe-signature": "t=1,v1=00" }));
+      const res = await deliver(
+        webhookRequest(aLongUnknownSlug(), "stripe", "{}", { "stripe-signature": "t=1,v1=00" }),
+      );
       statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
     });
     expect(Object.fromEntries(statuses)).toEqual({ 404: 3000 });
@@ -55,8 +59,20 @@ describe("the endpoint cache under unauthenticated traffic", () => {
       return findUnique.apply(prisma.tenant, args);
     }) as unknown as typeof findUnique;
     try {
-      const hostile = ["a".repeat(64), "x".repeat(5000), "Acme", "acme_ltd", "-acme", "acme-", "ac%00me", "café", "a".repeat(63) + "\u0000stripe", ""];
-      for (const slug of hostile) expect(await lookupEndpoint(slug, "stripe")).toEqual({ found: false, missing: "tenant" });
+      const hostile = [
+        "a".repeat(64),
+        "x".repeat(5000),
+        "Acme",
+        "acme_ltd",
+        "-acme",
+        "acme-",
+        "ac%00me",
+        "café",
+        `${"a".repeat(63)}\u0000stripe`,
+        "",
+      ];
+      for (const slug of hostile)
+        expect(await lookupEndpoint(slug, "stripe")).toEqual({ found: false, missing: "tenant" });
       const res = await deliver(webhookRequest(encodeURIComponent("Ünknown".repeat(500)), "stripe", "{}", {}));
       expect(res.status).toBe(404);
       expect(lookups).toBe(0);

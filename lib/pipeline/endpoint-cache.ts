@@ -43,7 +43,11 @@ async function load(slug: string, provider: Provider): Promise<EndpointLookup> {
           id: true,
           toleranceSeconds: true,
           settings: true,
-          secrets: { where: { revokedAt: null }, select: { secret: true, expiresAt: true }, orderBy: { createdAt: "desc" } },
+          secrets: {
+            where: { revokedAt: null },
+            select: { secret: true, expiresAt: true },
+            orderBy: { createdAt: "desc" },
+          },
         },
       },
     },

@@ -7,7 +7,16 @@ import { closeDb, prisma } from "@/lib/platform/db";
 import { forgetEndpoints } from "@/lib/pipeline/endpoint-cache";
 import { metrics } from "@/lib/platform/metrics";
 import { addSecret, createTenant, generateSecret } from "@/lib/admin/tenants";
-import { aStandardPayment, aStripePayment, aTenant, standardHeaders, stripeRequest, stripeSignatureHeader, webhookRequest, type TestTenant } from "@/dev/testing/builders";
+import {
+  aStandardPayment,
+  aStripePayment,
+  aTenant,
+  standardHeaders,
+  stripeRequest,
+  stripeSignatureHeader,
+  webhookRequest,
+  type TestTenant,
+} from "@/dev/testing/builders";
 import { deliver } from "@/dev/testing/route";
 
 let tenant: TestTenant;
@@ -18,7 +27,9 @@ beforeAll(async () => {
 const storedFor = (t: TestTenant) => prisma.rawEvent.count({ where: { tenantId: t.id } });
 const errorOf = async (res: Response) => ((await res.json()) as { error: { code: string; message: string } }).error;
 const rejected = async (reason: string, hint?: string) =>
-  (await metrics().webhooksRejected.get()).values.filter((v) => v.labels.reason === reason && (hint === undefined || v.labels.hint === hint)).reduce((sum, v) => sum + v.value, 0);
+  (await metrics().webhooksRejected.get()).values
+    .filter((v) => v.labels.reason === reason && (hint === undefined || v.labels.hint === hint))
+    .reduce((sum, v) => sum + v.value, 0);
 
 describe("POST /api/webhooks/{tenant}/{provider}", () => {
   it("stores a signed Stripe event byte for byte and answers 200", async () => {
@@ -29,25 +40,63 @@ describe("POST /api/webhooks/{tenant}/{provider}", () => {
     const row = await prisma.rawEvent.findFirstOrThrow({ where: { tenantId: tenant.id }, orderBy: { id: "desc" } });
     expect(Buffer.from(row.rawBody).equals(Buffer.from(body, "utf8"))).toBe(true);
     expect(row).toMatchObject({ provider: "stripe", status: "RECEIVED", source: "WEBHOOK" });
-    expect(row.headers).toMatchObject({ "stripe-signature": expect.stringMatching(/^t=\d+,v1=/), "content-type": "application/json" });
+    expect(row.headers).toMatchObject({
+      "stripe-signature": expect.stringMatching(/^t=\d+,v1=/),
+      "content-type": "application/json",
+    });
   });
 
   it("stores a Standard Webhooks delivery with its webhook-id", async () => {
     const body = JSON.stringify(aStandardPayment());
-    const res = await deliver(webhookRequest(tenant.slug, "standard", body, standardHeaders(body, tenant.standardSecret, { id: "msg_abc" })));
+    const res = await deliver(
+      webhookRequest(tenant.slug, "standard", body, standardHeaders(body, tenant.standardSecret, { id: "msg_abc" })),
+    );
     expect(res.status).toBe(200);
-    const row = await prisma.rawEvent.findFirstOrThrow({ where: { tenantId: tenant.id, provider: "standard" }, orderBy: { id: "desc" } });
+    const row = await prisma.rawEvent.findFirstOrThrow({
+      where: { tenantId: tenant.id, provider: "standard" },
+      orderBy: { id: "desc" },
+    });
     expect(row.deliveryId).toBe("msg_abc");
     expect(Buffer.from(row.rawBody).toString()).toBe(body);
   });
 
   describe("refuses bad signatures with 401, naming the check, storing nothing", () => {
     const cases: [string, () => Request, string, string][] = [
-      ["missing header", () => webhookRequest(tenant.slug, "stripe", "{}", {}), "missing_header", "Missing Stripe-Signature header"],
-      ["tampered body", () => { const body = JSON.stringify(aStripePayment()); return webhookRequest(tenant.slug, "stripe", body.replace("1250", "9250"), { "stripe-signature": stripeSignatureHeader(body, tenant.stripeSecret) }); }, "no_signature_matched", "No Stripe-Signature v1 signature matched"],
-      ["wrong secret", () => stripeRequest(tenant, aStripePayment(), { secret: generateSecret("stripe") }), "no_signature_matched", "matched an active secret"],
-      ["stale timestamp", () => stripeRequest(tenant, aStripePayment(), { timestamp: Math.floor(Date.now() / 1000) - 3600 }), "timestamp_outside_tolerance", "outside the 300 s tolerance"],
-      ["standard, missing headers", () => webhookRequest(tenant.slug, "standard", "{}", { "webhook-id": "m1" }), "missing_header", "Missing webhook-timestamp, webhook-signature headers"],
+      [
+        "missing header",
+        () => webhookRequest(tenant.slug, "stripe", "{}", {}),
+        "missing_header",
+        "Missing Stripe-Signature header",
+      ],
+      [
+        "tampered body",
+        () => {
+          const body = JSON.stringify(aStripePayment());
+          return webhookRequest(tenant.slug, "stripe", body.replace("1250", "9250"), {
+            "stripe-signature": stripeSignatureHeader(body, tenant.stripeSecret),
+          });
+        },
+        "no_signature_matched",
+        "No Stripe-Signature v1 signature matched",
+      ],
+      [
+        "wrong secret",
+        () => stripeRequest(tenant, aStripePayment(), { secret: generateSecret("stripe") }),
+        "no_signature_matched",
+        "matched an active secret",
+      ],
+      [
+        "stale timestamp",
+        () => stripeRequest(tenant, aStripePayment(), { timestamp: Math.floor(Date.now() / 1000) - 3600 }),
+        "timestamp_outside_tolerance",
+        "outside the 300 s tolerance",
+      ],
+      [
+        "standard, missing headers",
+        () => webhookRequest(tenant.slug, "standard", "{}", { "webhook-id": "m1" }),
+        "missing_header",
+        "Missing webhook-timestamp, webhook-signature headers",
+      ],
     ];
     for (const [name, request, reason, message] of cases) {
       it(name, async () => {
@@ -77,8 +126,12 @@ describe("POST /api/webhooks/{tenant}/{provider}", () => {
     expect(error.message).toMatch(/\(hint: body_reserialized\)$/);
     expect(await rejected("no_signature_matched", "body_reserialized")).toBe(counted + 1);
 
-    const skewed = await deliver(stripeRequest(tenant, aStripePayment(), { timestamp: Math.floor(Date.now() / 1000) + 900 }));
-    expect((await errorOf(skewed)).message).toMatch(/in the future, outside the 300 s tolerance\. Likely cause: this server's clock is at least (599|600) s slow.*\(hint: clock_skew\)$/);
+    const skewed = await deliver(
+      stripeRequest(tenant, aStripePayment(), { timestamp: Math.floor(Date.now() / 1000) + 900 }),
+    );
+    expect((await errorOf(skewed)).message).toMatch(
+      /in the future, outside the 300 s tolerance\. Likely cause: this server's clock is at least (599|600) s slow.*\(hint: clock_skew\)$/,
+    );
   });
 
   it("accepts the old and the new secret during a rotation overlap, and only the new one after it", async () => {
@@ -98,14 +151,20 @@ describe("POST /api/webhooks/{tenant}/{provider}", () => {
   it("answers 404 for an unknown tenant, provider, or a provider the tenant has not set up", async () => {
     const res1 = await deliver(stripeRequest({ ...tenant, slug: "nobody-here" }, aStripePayment()));
     expect(res1.status).toBe(404);
-    expect(await errorOf(res1)).toEqual({ code: "unknown_endpoint", message: "No enabled stripe endpoint at this URL; check the webhook URL the provider was given" });
+    expect(await errorOf(res1)).toEqual({
+      code: "unknown_endpoint",
+      message: "No enabled stripe endpoint at this URL; check the webhook URL the provider was given",
+    });
     const res2 = await deliver(webhookRequest(tenant.slug, "moneybags", "{}", {}));
     expect(res2.status).toBe(404);
     expect((await errorOf(res2)).code).toBe("unknown_provider");
     const bare = await createTenant({ slug: `bare-${Date.now()}`, name: "Bare" }, SYSTEM_ACTOR);
     const res3 = await deliver(webhookRequest(bare.ok ? bare.value.slug : "", "stripe", "{}", {}));
     expect(res3.status).toBe(404);
-    expect(await errorOf(res3)).toMatchObject({ code: "unknown_endpoint", message: expect.stringContaining("No enabled stripe endpoint") });
+    expect(await errorOf(res3)).toMatchObject({
+      code: "unknown_endpoint",
+      message: expect.stringContaining("No enabled stripe endpoint"),
+    });
   });
 
   it("answers an unknown tenant and a tenant without the endpoint byte for byte the same, so probing finds no slugs", async () => {
@@ -124,7 +183,14 @@ describe("POST /api/webhooks/{tenant}/{provider}", () => {
 
   it("answers 404, never 500, to a tenant segment that cannot be a slug, and stores nothing", async () => {
     const before = await storedFor(tenant);
-    for (const slug of ["acme\u0000", `${tenant.slug}\u0000`, "a".repeat(10_000), tenant.slug.toUpperCase(), "..%2Facme", "\u00e9t\u00e9"]) {
+    for (const slug of [
+      "acme\u0000",
+      `${tenant.slug}\u0000`,
+      "a".repeat(10_000),
+      tenant.slug.toUpperCase(),
+      "..%2Facme",
+      "\u00e9t\u00e9",
+    ]) {
       const res = await deliver(stripeRequest({ ...tenant, slug }, aStripePayment()));
       expect({ slug: slug.slice(0, 40), status: res.status }).toEqual({ slug: slug.slice(0, 40), status: 404 });
       expect((await errorOf(res)).code).toBe("unknown_endpoint");
@@ -139,8 +205,18 @@ describe("POST /api/webhooks/{tenant}/{provider}", () => {
   it("answers 413 for a body over 1 MiB declared in Content-Length, without reading it", async () => {
     const before = await storedFor(tenant);
     let pulled = 0;
-    const stream = new ReadableStream<Uint8Array>({ pull(c) { pulled++; c.enqueue(new Uint8Array(64 * 1024)); } });
-    const req = new Request(`http://tally.test/api/webhooks/${tenant.slug}/stripe`, { method: "POST", body: stream, headers: { "content-length": String(2 * 1024 * 1024) }, duplex: "half" } as RequestInit);
+    const stream = new ReadableStream<Uint8Array>({
+      pull(c) {
+        pulled++;
+        c.enqueue(new Uint8Array(64 * 1024));
+      },
+    });
+    const req = new Request(`http://tally.test/api/webhooks/${tenant.slug}/stripe`, {
+      method: "POST",
+      body: stream,
+      headers: { "content-length": String(2 * 1024 * 1024) },
+      duplex: "half",
+    } as RequestInit);
     const res = await deliver(req);
     expect(res.status).toBe(413);
     expect((await errorOf(res)).message).toContain("exceeds the 1048576-byte limit");
@@ -150,8 +226,17 @@ describe("POST /api/webhooks/{tenant}/{provider}", () => {
 
   it("answers 413 for an undeclared (chunked) body once it passes 1 MiB, having read no more than that", async () => {
     let sent = 0;
-    const stream = new ReadableStream<Uint8Array>({ pull(c) { sent += 64 * 1024; c.enqueue(new Uint8Array(64 * 1024)); } });
-    const req = new Request(`http://tally.test/api/webhooks/${tenant.slug}/stripe`, { method: "POST", body: stream, duplex: "half" } as RequestInit);
+    const stream = new ReadableStream<Uint8Array>({
+      pull(c) {
+        sent += 64 * 1024;
+        c.enqueue(new Uint8Array(64 * 1024));
+      },
+    });
+    const req = new Request(`http://tally.test/api/webhooks/${tenant.slug}/stripe`, {
+      method: "POST",
+      body: stream,
+      duplex: "half",
+    } as RequestInit);
     const res = await deliver(req);
     expect(res.status).toBe(413);
     expect(sent).toBeLessThan(1024 * 1024 + 4 * 64 * 1024);
@@ -174,7 +259,11 @@ describe("when the database is unavailable", () => {
     const c = admin();
     await c.connect();
     await c.query(`ALTER DATABASE ${dbName()} ALLOW_CONNECTIONS ${allow}`);
-    if (!allow) await c.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [dbName()]);
+    if (!allow)
+      await c.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`,
+        [dbName()],
+      );
     await c.end();
   }
   afterEach(async () => {
@@ -190,7 +279,10 @@ describe("when the database is unavailable", () => {
     await setConnections(false);
     const res = await deliver(stripeRequest(tenant, aStripePayment()));
     expect(res.status).toBe(503);
-    expect(await errorOf(res)).toEqual({ code: "database_unavailable", message: "Database unavailable; nothing was stored, retry later" });
+    expect(await errorOf(res)).toEqual({
+      code: "database_unavailable",
+      message: "Database unavailable; nothing was stored, retry later",
+    });
   });
 
   it("answers 503, never 200, when the insert cannot be made", async () => {

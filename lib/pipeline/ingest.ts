@@ -45,7 +45,13 @@ function keptHeaders(headers: Headers, adapter: ProviderAdapter): Record<string,
   return kept;
 }
 
-function reject(provider: string, status: 401 | 404 | 413 | 503, reason: RejectReason, message: string, hint?: VerifyHint): IngestOutcome {
+function reject(
+  provider: string,
+  status: 401 | 404 | 413 | 503,
+  reason: RejectReason,
+  message: string,
+  hint?: VerifyHint,
+): IngestOutcome {
   metrics().webhooksRejected.inc({ provider, reason, hint: hint ?? "none" });
   return { ok: false, status, reason, message: hint ? `${message} (hint: ${hint})` : message };
 }
@@ -58,19 +64,27 @@ export async function ingestWebhook(delivery: Delivery): Promise<IngestOutcome> 
   const limit = config().TALLY_MAX_BODY_BYTES;
 
   const declared = Number(delivery.headers.get("content-length") ?? NaN);
-  if (declared > limit) return reject(provider, 413, "body_too_large", `Body of ${declared} bytes exceeds the ${limit}-byte limit`);
+  if (declared > limit)
+    return reject(provider, 413, "body_too_large", `Body of ${declared} bytes exceeds the ${limit}-byte limit`);
 
   // An unknown tenant, a tenant without this provider and a segment that cannot
   // be a slug all answer the same 404 (and count as one reason): a sender must
   // not be able to discover which tenant slugs exist by probing webhook URLs.
-  const unknownEndpoint = () => reject(provider, 404, "unknown_endpoint", `No enabled ${provider} endpoint at this URL; check the webhook URL the provider was given`);
+  const unknownEndpoint = () =>
+    reject(
+      provider,
+      404,
+      "unknown_endpoint",
+      `No enabled ${provider} endpoint at this URL; check the webhook URL the provider was given`,
+    );
   if (!isTenantSlug(delivery.tenant)) return unknownEndpoint();
 
   let lookup;
   try {
     lookup = await lookupEndpoint(delivery.tenant, provider);
   } catch (error) {
-    if (isDatabaseUnavailable(error)) return reject(provider, 503, "database_unavailable", "Database unavailable; nothing was stored, retry later");
+    if (isDatabaseUnavailable(error))
+      return reject(provider, 503, "database_unavailable", "Database unavailable; nothing was stored, retry later");
     throw error;
   }
   if (!lookup.found) return unknownEndpoint();
@@ -90,7 +104,13 @@ export async function ingestWebhook(delivery: Delivery): Promise<IngestOutcome> 
   });
   if (!verdict.ok) {
     // A certificate we could not fetch is our outage, not a bad delivery: 503 asks for a retry.
-    return reject(provider, verdict.reason === "certificate_unavailable" ? 503 : 401, verdict.reason, verdict.message, verdict.hint);
+    return reject(
+      provider,
+      verdict.reason === "certificate_unavailable" ? 503 : 401,
+      verdict.reason,
+      verdict.message,
+      verdict.hint,
+    );
   }
 
   let stored: Stored;
@@ -105,7 +125,8 @@ export async function ingestWebhook(delivery: Delivery): Promise<IngestOutcome> 
     });
   } catch (error) {
     // Never acknowledge an event we do not durably hold: a 503 makes the provider retry.
-    if (isDatabaseUnavailable(error)) return reject(provider, 503, "database_unavailable", "Database unavailable; nothing was stored, retry later");
+    if (isDatabaseUnavailable(error))
+      return reject(provider, 503, "database_unavailable", "Database unavailable; nothing was stored, retry later");
     throw error;
   }
   if (stored.kind === "reused") {
@@ -126,7 +147,14 @@ export async function ingestWebhook(delivery: Delivery): Promise<IngestOutcome> 
   return { ok: true, eventId, acknowledgement: adapter.acknowledgement ?? DEFAULT_ACK };
 }
 
-type NewRawEvent = { tenantId: string; provider: Provider; source: EventSource; rawBody: Buffer; headers: Record<string, string>; deliveryId: string | null };
+type NewRawEvent = {
+  tenantId: string;
+  provider: Provider;
+  source: EventSource;
+  rawBody: Buffer;
+  headers: Record<string, string>;
+  deliveryId: string | null;
+};
 
 /**
  * The one database round trip of the acknowledgement. Plain pg with a named

@@ -12,9 +12,14 @@ export function outboxBackoffMs(attempts: number): number {
   return Math.min(config().TALLY_OUTBOX_MAX_BACKOFF_MS, 1000 * 2 ** Math.max(1, attempts));
 }
 
-export async function dispatchOutbox(transport: ReceiptTransport, batchSize = config().TALLY_OUTBOX_BATCH): Promise<DispatchResult> {
+export async function dispatchOutbox(
+  transport: ReceiptTransport,
+  batchSize = config().TALLY_OUTBOX_BATCH,
+): Promise<DispatchResult> {
   const leaseMs = config().TALLY_OUTBOX_LEASE_MS;
-  const rows = await prisma.$queryRaw<{ id: bigint; tenant_id: string; payload: Record<string, unknown>; attempts: number }[]>(Prisma.sql`
+  const rows = await prisma.$queryRaw<
+    { id: bigint; tenant_id: string; payload: Record<string, unknown>; attempts: number }[]
+  >(Prisma.sql`
     UPDATE outbox SET available_at = now() + ${leaseMs} * interval '1 millisecond', attempts = attempts + 1
     WHERE id IN (
       SELECT id FROM outbox WHERE sent_at IS NULL AND available_at <= now()
@@ -39,7 +44,9 @@ export async function dispatchOutbox(transport: ReceiptTransport, batchSize = co
     // The batch's deliveries are recorded together: one write, not one per receipt.
     // A crash before it only means those receipts go out again, under the same ids.
     if (sent.length) {
-      await prisma.$executeRaw(Prisma.sql`UPDATE outbox SET sent_at = now(), last_error = NULL WHERE id = ANY(${sent.map(String)}::bigint[]) AND sent_at IS NULL`);
+      await prisma.$executeRaw(
+        Prisma.sql`UPDATE outbox SET sent_at = now(), last_error = NULL WHERE id = ANY(${sent.map(String)}::bigint[]) AND sent_at IS NULL`,
+      );
       result.sent = sent.length;
     }
   }

@@ -20,20 +20,37 @@ export function fileTransport(file: string): ReceiptTransport {
     name: `file:${file}`,
     async send(r) {
       handle ??= mkdir(path.dirname(file), { recursive: true }).then(() => open(file, "a"));
-      const line = JSON.stringify({ idempotencyKey: idempotencyKeyOf(r), outboxId: r.outboxId.toString(), tenantId: r.tenantId, deliveredAt: new Date().toISOString(), ...r.payload });
+      const line = JSON.stringify({
+        idempotencyKey: idempotencyKeyOf(r),
+        outboxId: r.outboxId.toString(),
+        tenantId: r.tenantId,
+        deliveredAt: new Date().toISOString(),
+        ...r.payload,
+      });
       // One write() per line on an O_APPEND descriptor: lines from several workers never interleave.
-      await (await handle).write(line + "\n");
+      await (await handle).write(`${line}\n`);
     },
   };
 }
 
-export async function smtpTransport(url: string, from: string, fallbackTo: string | undefined): Promise<ReceiptTransport> {
+export async function smtpTransport(
+  url: string,
+  from: string,
+  fallbackTo: string | undefined,
+): Promise<ReceiptTransport> {
   const nodemailer = await import("nodemailer");
   const mailer = nodemailer.createTransport(url);
   return {
     name: "smtp",
     async send(r) {
-      const p = r.payload as { kind?: string; amount?: string; currency?: string; reference?: string; account?: string; email?: string };
+      const p = r.payload as {
+        kind?: string;
+        amount?: string;
+        currency?: string;
+        reference?: string;
+        account?: string;
+        email?: string;
+      };
       const to = p.email ?? fallbackTo;
       if (!to) throw new Error("receipt has no recipient and TALLY_RECEIPT_TO is not set");
       await mailer.sendMail({

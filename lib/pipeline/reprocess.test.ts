@@ -25,7 +25,9 @@ describe("reprocessing", () => {
     expect((await latest()).status).toBe("RECEIVED");
     await drain();
     expect((await latest()).status).toBe("FAILED"); // still broken bytes: fails again, visibly
-    expect(await prisma.auditLog.findFirst({ where: { action: "event.reprocess", subjectId: String(failed.id) } })).toMatchObject({ reason: "parser fixed", actorLabel: "tally" });
+    expect(
+      await prisma.auditLog.findFirst({ where: { action: "event.reprocess", subjectId: String(failed.id) } }),
+    ).toMatchObject({ reason: "parser fixed", actorLabel: "tally" });
   });
 
   it("releases a stuck claim, which then completes exactly once", async () => {
@@ -33,14 +35,21 @@ describe("reprocessing", () => {
     await deliver(stripeRequest(tenant, payment));
     await pickUpReceived(100); // claimed, then this "worker" vanishes
     const raw = await latest();
-    expect(await reprocessEvent(tenant.id, raw.id, SYSTEM_ACTOR, "stuck", 300_000)).toMatchObject({ ok: false, reason: "in_flight" });
+    expect(await reprocessEvent(tenant.id, raw.id, SYSTEM_ACTOR, "stuck", 300_000)).toMatchObject({
+      ok: false,
+      reason: "in_flight",
+    });
     const r = await reprocessEvent(tenant.id, raw.id, SYSTEM_ACTOR, "stuck", 0);
     expect(r).toMatchObject({ ok: true, value: { action: "release-claims", claims: 1 } });
     await drain();
     await drain();
     expect(await prisma.posting.count({ where: { providerReference: payment.data.object.id } })).toBe(1);
     expect((await latest()).status).toBe("DONE");
-    expect(await reprocessEvent(tenant.id, raw.id, SYSTEM_ACTOR, "again", 0)).toMatchObject({ ok: false, reason: "nothing_to_do", message: expect.stringContaining("is DONE") });
+    expect(await reprocessEvent(tenant.id, raw.id, SYSTEM_ACTOR, "again", 0)).toMatchObject({
+      ok: false,
+      reason: "nothing_to_do",
+      message: expect.stringContaining("is DONE"),
+    });
     expect(await ledgerViolations()).toEqual([]);
   });
 
@@ -49,7 +58,10 @@ describe("reprocessing", () => {
     await deliver(stripeRequest(other, "{broken"));
     await drain();
     const theirs = await prisma.rawEvent.findFirstOrThrow({ where: { tenantId: other.id } });
-    expect(await reprocessEvent(tenant.id, theirs.id, SYSTEM_ACTOR, "x", 0)).toMatchObject({ ok: false, reason: "not_found" });
+    expect(await reprocessEvent(tenant.id, theirs.id, SYSTEM_ACTOR, "x", 0)).toMatchObject({
+      ok: false,
+      reason: "not_found",
+    });
   });
 
   it("requeues all FAILED events of a tenant", async () => {

@@ -13,34 +13,73 @@ export type Requeued = { rawEventId: bigint; action: "reparse" | "release-claims
  * Requeues one raw event of the tenant. `staleMs`: a CLAIMED event is only
  * released when its claims have been held this long (a live worker may be on it).
  */
-export async function reprocessEvent(tenantId: string, rawEventId: bigint, actor: Actor, reason: string, staleMs: number): Promise<DomainResult<Requeued>> {
+export async function reprocessEvent(
+  tenantId: string,
+  rawEventId: bigint,
+  actor: Actor,
+  reason: string,
+  staleMs: number,
+): Promise<DomainResult<Requeued>> {
   const result = await prisma.$transaction(async (tx): Promise<DomainResult<Requeued>> => {
     const raw = await tx.$queryRaw<{ id: bigint; status: RawEventStatus; tenant_id: string }[]>(Prisma.sql`
       SELECT id, status, tenant_id FROM raw_events WHERE id = ${rawEventId} AND tenant_id = ${tenantId}::uuid FOR UPDATE`);
     const event = raw[0];
     if (!event) return { ok: false, reason: "not_found", message: `No event ${rawEventId} in this tenant` };
-    const claims = await tx.processedEvent.findMany({ where: { rawEventId }, select: { id: true, status: true, claimedAt: true } });
+    const claims = await tx.processedEvent.findMany({
+      where: { rawEventId },
+      select: { id: true, status: true, claimedAt: true },
+    });
     const open = claims.filter((c) => c.status !== "DONE");
 
     if (open.length === 0 && (event.status === "FAILED" || event.status === "IGNORED")) {
-      await tx.$executeRaw(Prisma.sql`UPDATE raw_events SET status = 'RECEIVED', last_error = NULL, note = NULL, processed_at = NULL WHERE id = ${rawEventId}`);
-      await recordAudit(tx, { actor, action: "event.reprocess", subjectType: "raw_event", subjectId: String(rawEventId), tenantId, reason, details: { from: event.status, action: "reparse" } });
+      await tx.$executeRaw(
+        Prisma.sql`UPDATE raw_events SET status = 'RECEIVED', last_error = NULL, note = NULL, processed_at = NULL WHERE id = ${rawEventId}`,
+      );
+      await recordAudit(tx, {
+        actor,
+        action: "event.reprocess",
+        subjectType: "raw_event",
+        subjectId: String(rawEventId),
+        tenantId,
+        reason,
+        details: { from: event.status, action: "reparse" },
+      });
       return { ok: true, value: { rawEventId, action: "reparse", claims: 0 } };
     }
     if (open.length === 0) {
-      return { ok: false, reason: "nothing_to_do", message: `Event ${rawEventId} is ${event.status}: there is nothing to reprocess` };
+      return {
+        ok: false,
+        reason: "nothing_to_do",
+        message: `Event ${rawEventId} is ${event.status}: there is nothing to reprocess`,
+      };
     }
     const cutoff = Date.now() - staleMs;
-    const releasable = open.filter((c) => c.status === "FAILED" || (c.claimedAt !== null && c.claimedAt.getTime() <= cutoff) || c.claimedAt === null);
+    const releasable = open.filter(
+      (c) => c.status === "FAILED" || (c.claimedAt !== null && c.claimedAt.getTime() <= cutoff) || c.claimedAt === null,
+    );
     if (releasable.length === 0) {
-      return { ok: false, reason: "in_flight", message: `Event ${rawEventId} is being processed right now (claimed less than ${Math.round(staleMs / 1000)} s ago); wait for it or for the sweep` };
+      return {
+        ok: false,
+        reason: "in_flight",
+        message: `Event ${rawEventId} is being processed right now (claimed less than ${Math.round(staleMs / 1000)} s ago); wait for it or for the sweep`,
+      };
     }
     const ids = releasable.map((c) => c.id);
     await tx.$executeRaw(Prisma.sql`
       UPDATE processed_events SET status = 'CLAIMED', claimed_at = NULL, retry_at = NULL, waiting_for = NULL, claim_version = claim_version + 1, attempts = 0
       WHERE id = ANY(${ids.map(String)}::bigint[]) AND status <> 'DONE'`);
-    await tx.$executeRaw(Prisma.sql`UPDATE raw_events SET status = 'CLAIMED', last_error = NULL, processed_at = NULL WHERE id = ${rawEventId} AND status <> 'DONE'`);
-    await recordAudit(tx, { actor, action: "event.reprocess", subjectType: "raw_event", subjectId: String(rawEventId), tenantId, reason, details: { from: event.status, action: "release-claims", claims: ids.map(String) } });
+    await tx.$executeRaw(
+      Prisma.sql`UPDATE raw_events SET status = 'CLAIMED', last_error = NULL, processed_at = NULL WHERE id = ${rawEventId} AND status <> 'DONE'`,
+    );
+    await recordAudit(tx, {
+      actor,
+      action: "event.reprocess",
+      subjectType: "raw_event",
+      subjectId: String(rawEventId),
+      tenantId,
+      reason,
+      details: { from: event.status, action: "release-claims", claims: ids.map(String) },
+    });
     return { ok: true, value: { rawEventId, action: "release-claims", claims: ids.length } };
   });
   if (result.ok) wake(result.value.action === "reparse" ? RAW_EVENTS_CHANNEL : CLAIMS_CHANNEL);
@@ -48,8 +87,17 @@ export async function reprocessEvent(tenantId: string, rawEventId: bigint, actor
 }
 
 /** Requeues every FAILED event of the tenant (after a parser fix, say). */
-export async function reprocessFailed(tenantId: string, actor: Actor, reason: string, staleMs: number): Promise<{ requeued: Requeued[]; skipped: { id: bigint; message: string }[] }> {
-  const failed = await prisma.rawEvent.findMany({ where: { tenantId, status: "FAILED" }, select: { id: true }, orderBy: { id: "asc" } });
+export async function reprocessFailed(
+  tenantId: string,
+  actor: Actor,
+  reason: string,
+  staleMs: number,
+): Promise<{ requeued: Requeued[]; skipped: { id: bigint; message: string }[] }> {
+  const failed = await prisma.rawEvent.findMany({
+    where: { tenantId, status: "FAILED" },
+    select: { id: true },
+    orderBy: { id: "asc" },
+  });
   const requeued: Requeued[] = [];
   const skipped: { id: bigint; message: string }[] = [];
   for (const { id } of failed) {

@@ -27,7 +27,8 @@ afterAll(() => {
   resetConfigForTests();
 });
 
-const statusWith = async (secret: string) => (await deliver(stripeRequest(tenant, aStripePayment(), { secret }))).status;
+const statusWith = async (secret: string) =>
+  (await deliver(stripeRequest(tenant, aStripePayment(), { secret }))).status;
 
 describe("the signing-secret cache, with a real TTL", () => {
   it("sees a secret activated and another revoked in the database no sooner than it must and within the TTL", async () => {
@@ -37,13 +38,17 @@ describe("the signing-secret cache, with a real TTL", () => {
     if (!added.ok) throw new Error(added.message);
     const endpointId = added.value.endpointId;
     // Start: only the old secret active (the new one held back), nothing cached.
-    await prisma.$executeRaw(Prisma.sql`UPDATE endpoint_secrets SET revoked_at = CASE WHEN id = ${added.value.secretId}::uuid THEN now() END, expires_at = NULL WHERE endpoint_id = ${endpointId}::uuid`);
+    await prisma.$executeRaw(
+      Prisma.sql`UPDATE endpoint_secrets SET revoked_at = CASE WHEN id = ${added.value.secretId}::uuid THEN now() END, expires_at = NULL WHERE endpoint_id = ${endpointId}::uuid`,
+    );
     forgetEndpoints();
 
     const filledAt = Date.now();
     expect(await statusWith(tenant.stripeSecret)).toBe(200);
     // Another process rotates: the new secret becomes active, the old one is revoked.
-    await prisma.$executeRaw(Prisma.sql`UPDATE endpoint_secrets SET revoked_at = CASE WHEN id = ${added.value.secretId}::uuid THEN NULL ELSE now() END WHERE endpoint_id = ${endpointId}::uuid`);
+    await prisma.$executeRaw(
+      Prisma.sql`UPDATE endpoint_secrets SET revoked_at = CASE WHEN id = ${added.value.secretId}::uuid THEN NULL ELSE now() END WHERE endpoint_id = ${endpointId}::uuid`,
+    );
     // Just after: this process still answers from its cache (the TTL is real, not 0).
     expect(await statusWith(next)).toBe(401);
     expect(await statusWith(tenant.stripeSecret)).toBe(200);

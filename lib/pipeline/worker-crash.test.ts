@@ -18,7 +18,14 @@ const worker = (env: Record<string, string> = {}) => {
   return w;
 };
 const receiptsFor = (reference: string) =>
-  existsSync(receiptsFile) ? readFileSync(receiptsFile, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l)).filter((r) => r.reference === reference) : [];
+  existsSync(receiptsFile)
+    ? readFileSync(receiptsFile, "utf8")
+        .trim()
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
+        .filter((r) => r.reference === reference)
+    : [];
 
 beforeAll(async () => {
   tenant = await aTenant();
@@ -28,7 +35,11 @@ afterEach(async () => {
   expect(await ledgerViolations()).toEqual([]);
 });
 
-async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs: number): Promise<{ value: T; ms: number }> {
+async function until<T>(
+  what: string,
+  probe: () => Promise<T | null | undefined | false>,
+  timeoutMs: number,
+): Promise<{ value: T; ms: number }> {
   const started = Date.now();
   while (Date.now() - started < timeoutMs) {
     const value = await probe();
@@ -43,9 +54,13 @@ async function state(reference: string) {
   return {
     claim,
     postings: await prisma.posting.count({ where: { tenantId: tenant.id, providerReference: reference } }),
-    entries: await prisma.ledgerEntry.count({ where: { posting: { tenantId: tenant.id, providerReference: reference } } }),
+    entries: await prisma.ledgerEntry.count({
+      where: { posting: { tenantId: tenant.id, providerReference: reference } },
+    }),
     outbox: await prisma.outboxMessage.count({ where: { posting: { providerReference: reference } } }),
-    balance: (await prisma.balance.findFirst({ where: { account: { tenantId: tenant.id, code: `customer:${reference}` } } }))?.amount ?? 0n,
+    balance:
+      (await prisma.balance.findFirst({ where: { account: { tenantId: tenant.id, code: `customer:${reference}` } } }))
+        ?.amount ?? 0n,
   };
 }
 
@@ -56,7 +71,9 @@ const sweeping = { TALLY_STALE_CLAIM_MS: String(STALE_MS), TALLY_SWEEP_INTERVAL_
 describe("a worker killed mid-flight", () => {
   it("between the ledger write and the commit leaves nothing written; the sweep then completes it unattended", async () => {
     const reference = `pi_crash_${Date.now()}`;
-    expect((await deliver(stripeRequest(tenant, aStripePayment({ reference, amount: 1999n, account: reference })))).status).toBe(200);
+    expect(
+      (await deliver(stripeRequest(tenant, aStripePayment({ reference, amount: 1999n, account: reference })))).status,
+    ).toBe(200);
 
     const doomed = worker({ TALLY_FAULT_PAUSE_AT: "after-ledger-write", TALLY_SWEEP_INTERVAL_MS: "3600000" });
     await doomed.waitFor("fault.paused");
@@ -79,12 +96,16 @@ describe("a worker killed mid-flight", () => {
     expect(final.claim).toMatchObject({ status: "DONE" });
     expect(final.claim!.claimVersion).toBeGreaterThan(after.claim!.claimVersion);
     await until("the receipt", async () => receiptsFor(reference).length === 1, 10_000);
-    console.log(`crash after ledger write: completed ${elapsed} ms after the kill (stale ${STALE_MS} ms, sweep every ${SWEEP_MS} ms; waited ${done.ms} ms)`);
+    console.log(
+      `crash after ledger write: completed ${elapsed} ms after the kill (stale ${STALE_MS} ms, sweep every ${SWEEP_MS} ms; waited ${done.ms} ms)`,
+    );
   });
 
   it("right after claiming is completed by a new worker within the sweep interval", async () => {
     const reference = `pi_claimed_${Date.now()}`;
-    expect((await deliver(stripeRequest(tenant, aStripePayment({ reference, amount: 250n, account: reference })))).status).toBe(200);
+    expect(
+      (await deliver(stripeRequest(tenant, aStripePayment({ reference, amount: 250n, account: reference })))).status,
+    ).toBe(200);
     const doomed = worker({ TALLY_FAULT_PAUSE_AT: "after-claim", TALLY_SWEEP_INTERVAL_MS: "3600000" });
     await doomed.waitFor("fault.paused");
     await doomed.kill("SIGKILL");
@@ -106,10 +127,24 @@ describe("several worker replicas", () => {
     const responses = await Promise.all(Array.from({ length: 10 }, () => deliver(stripeRequest(tenant, payment))));
     expect(responses.map((r) => r.status)).toEqual(Array(10).fill(200));
     const replicas = [worker(), worker(), worker()];
-    await until("all ten deliveries handled", async () => (await prisma.rawEvent.count({ where: { tenantId: tenant.id, status: { in: ["RECEIVED", "CLAIMED"] } } })) === 0, 30_000);
+    await until(
+      "all ten deliveries handled",
+      async () =>
+        (await prisma.rawEvent.count({ where: { tenantId: tenant.id, status: { in: ["RECEIVED", "CLAIMED"] } } })) ===
+        0,
+      30_000,
+    );
     await until("the receipt", async () => receiptsFor(reference).length >= 1, 10_000);
     expect(await state(reference)).toMatchObject({ postings: 1, entries: 2, outbox: 1, balance: -4321n });
-    expect(await prisma.rawEvent.count({ where: { tenantId: tenant.id, status: "DUPLICATE", duplicateOf: { claims: { some: { providerReference: reference } } } } })).toBe(9);
+    expect(
+      await prisma.rawEvent.count({
+        where: {
+          tenantId: tenant.id,
+          status: "DUPLICATE",
+          duplicateOf: { claims: { some: { providerReference: reference } } },
+        },
+      }),
+    ).toBe(9);
     expect(receiptsFor(reference)).toHaveLength(1);
     expect(replicas.every((r) => r.child.exitCode === null)).toBe(true);
   });

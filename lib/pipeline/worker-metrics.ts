@@ -6,16 +6,56 @@ import { outboxBacklog } from "@/lib/pipeline/outbox";
 function create() {
   const registers = [metrics().registry];
   return {
-    processed: new Counter({ name: "tally_worker_posted_total", help: "Movements posted to the ledger (claims committed DONE)", labelNames: ["provider"] as const, registers }),
-    duplicates: new Counter({ name: "tally_worker_duplicates_total", help: "Deliveries whose every movement was already claimed", labelNames: ["provider"] as const, registers }),
-    ignored: new Counter({ name: "tally_worker_ignored_total", help: "Events that move no money", labelNames: ["provider"] as const, registers }),
-    failures: new Counter({ name: "tally_worker_failures_total", help: "Events that failed to parse, and claims given up on", labelNames: ["stage"] as const, registers }),
-    fenced: new Counter({ name: "tally_worker_fenced_total", help: "Commits refused because the claim's fencing token had moved on", registers }),
-    deferred: new Counter({ name: "tally_worker_deferred_total", help: "Claims released for a later retry", registers }),
-    sweeps: new Counter({ name: "tally_sweeps_total", help: "Sweep passes run (this replica held the sweep lock)", registers }),
-    reclaimed: new Counter({ name: "tally_sweep_released_total", help: "Stale claims released by the sweep", registers }),
+    processed: new Counter({
+      name: "tally_worker_posted_total",
+      help: "Movements posted to the ledger (claims committed DONE)",
+      labelNames: ["provider"] as const,
+      registers,
+    }),
+    duplicates: new Counter({
+      name: "tally_worker_duplicates_total",
+      help: "Deliveries whose every movement was already claimed",
+      labelNames: ["provider"] as const,
+      registers,
+    }),
+    ignored: new Counter({
+      name: "tally_worker_ignored_total",
+      help: "Events that move no money",
+      labelNames: ["provider"] as const,
+      registers,
+    }),
+    failures: new Counter({
+      name: "tally_worker_failures_total",
+      help: "Events that failed to parse, and claims given up on",
+      labelNames: ["stage"] as const,
+      registers,
+    }),
+    fenced: new Counter({
+      name: "tally_worker_fenced_total",
+      help: "Commits refused because the claim's fencing token had moved on",
+      registers,
+    }),
+    deferred: new Counter({
+      name: "tally_worker_deferred_total",
+      help: "Claims released for a later retry",
+      registers,
+    }),
+    sweeps: new Counter({
+      name: "tally_sweeps_total",
+      help: "Sweep passes run (this replica held the sweep lock)",
+      registers,
+    }),
+    reclaimed: new Counter({
+      name: "tally_sweep_released_total",
+      help: "Stale claims released by the sweep",
+      registers,
+    }),
     receiptsSent: new Counter({ name: "tally_outbox_sent_total", help: "Receipts delivered", registers }),
-    receiptFailures: new Counter({ name: "tally_outbox_failures_total", help: "Receipt deliveries that failed and will be retried", registers }),
+    receiptFailures: new Counter({
+      name: "tally_outbox_failures_total",
+      help: "Receipt deliveries that failed and will be retried",
+      registers,
+    }),
     endToEnd: new Histogram({
       name: "tally_receipt_to_done_seconds",
       help: "From the delivery being stored to its movement committed DONE",

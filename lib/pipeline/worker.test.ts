@@ -5,7 +5,17 @@ import { Prisma, prisma } from "@/lib/platform/db";
 import { ledgerViolations } from "@/lib/ledger/invariants";
 import { dispatchOutbox } from "@/lib/pipeline/outbox";
 import { sweepStaleClaims } from "@/lib/pipeline/sweep";
-import { aStandardPayment, aStripeChargeFor, aStripePayment, aStripeRefund, aTenant, standardHeaders, stripeRequest, webhookRequest, type TestTenant } from "@/dev/testing/builders";
+import {
+  aStandardPayment,
+  aStripeChargeFor,
+  aStripePayment,
+  aStripeRefund,
+  aTenant,
+  standardHeaders,
+  stripeRequest,
+  webhookRequest,
+  type TestTenant,
+} from "@/dev/testing/builders";
 import { drain, memoryTransport, silent } from "@/dev/testing/drain";
 import { processOnce } from "@/lib/pipeline/worker";
 import { reprocessEvent } from "@/lib/pipeline/reprocess";
@@ -17,7 +27,8 @@ beforeAll(async () => {
   tenant = await aTenant();
 });
 /** Raw events whose place in the queue disagrees with their status: queued but not RECEIVED, or RECEIVED but not queued. */
-const queueMismatches = () => prisma.$queryRaw<{ id: bigint; status: string | null }[]>(Prisma.sql`
+const queueMismatches = () =>
+  prisma.$queryRaw<{ id: bigint; status: string | null }[]>(Prisma.sql`
   SELECT coalesce(r.id, q.raw_event_id) AS id, r.status::text AS status
   FROM raw_event_queue q FULL JOIN (SELECT id, status FROM raw_events WHERE status = 'RECEIVED') r ON r.id = q.raw_event_id
   WHERE q.raw_event_id IS NULL OR r.id IS NULL`);
@@ -27,9 +38,15 @@ afterEach(async () => {
   expect(await queueMismatches()).toEqual([]);
 });
 
-const postingsFor = (t: TestTenant, reference: string) => prisma.posting.findMany({ where: { tenantId: t.id, providerReference: reference }, include: { entries: true, outbox: true } });
+const postingsFor = (t: TestTenant, reference: string) =>
+  prisma.posting.findMany({
+    where: { tenantId: t.id, providerReference: reference },
+    include: { entries: true, outbox: true },
+  });
 const balanceOf = async (t: TestTenant, account: string, currency = "USD") => {
-  const b = await prisma.balance.findFirst({ where: { account: { tenantId: t.id, code: `customer:${account}` }, currency } });
+  const b = await prisma.balance.findFirst({
+    where: { account: { tenantId: t.id, code: `customer:${account}` }, currency },
+  });
   return b?.amount ?? 0n;
 };
 async function send(t: TestTenant, event: object | string): Promise<void> {
@@ -72,10 +89,16 @@ describe("the worker", () => {
     expect(new Set(raws.map((r) => r.duplicateOfId)).size).toBe(1);
   });
 
-  it("reformatted retries (field order, null→\"\", number→string) and a second event type post once", async () => {
+  it('reformatted retries (field order, null→"", number→string) and a second event type post once', async () => {
     const payment = aStripePayment({ amount: 4200n, account: "acct_reformat" });
     const pi = payment.data.object as Record<string, unknown>;
-    const reordered = { data: { object: Object.fromEntries(Object.entries(pi).reverse()) }, created: payment.created, type: payment.type, id: payment.id, object: "event" };
+    const reordered = {
+      data: { object: Object.fromEntries(Object.entries(pi).reverse()) },
+      created: payment.created,
+      type: payment.type,
+      id: payment.id,
+      object: "event",
+    };
     const stringly = { ...payment, data: { object: { ...pi, amount: "4200", amount_received: "4200", customer: "" } } };
     const pretty = JSON.stringify(payment, null, 2);
     for (const e of [payment, reordered, stringly, pretty, aStripeChargeFor(payment)]) await send(tenant, e);
@@ -98,10 +121,22 @@ describe("the worker", () => {
   it("a Standard Webhooks payment and its number-as-string retry post once", async () => {
     const p = aStandardPayment({ amount: 990, account: "acct_std" });
     for (const body of [JSON.stringify(p), JSON.stringify({ ...p, data: { ...p.data, amount: "990" } })]) {
-      expect((await deliver(webhookRequest(tenant.slug, "standard", body, standardHeaders(body, tenant.standardSecret)))).status).toBe(200);
+      expect(
+        (await deliver(webhookRequest(tenant.slug, "standard", body, standardHeaders(body, tenant.standardSecret))))
+          .status,
+      ).toBe(200);
     }
     await drain();
-    expect(await prisma.rawEvent.findMany({ where: { tenantId: tenant.id, provider: "standard" }, select: { status: true, lastError: true }, orderBy: { id: "asc" } })).toEqual([{ status: "DONE", lastError: null }, { status: "DUPLICATE", lastError: null }]);
+    expect(
+      await prisma.rawEvent.findMany({
+        where: { tenantId: tenant.id, provider: "standard" },
+        select: { status: true, lastError: true },
+        orderBy: { id: "asc" },
+      }),
+    ).toEqual([
+      { status: "DONE", lastError: null },
+      { status: "DUPLICATE", lastError: null },
+    ]);
     expect(await prisma.posting.count({ where: { tenantId: tenant.id, providerReference: p.data.id } })).toBe(1);
     expect(await balanceOf(tenant, "acct_std", "EUR")).toBe(-990n);
   });
@@ -112,14 +147,22 @@ describe("the worker", () => {
     await send(tenant, refund);
     await drain();
     const claim = await prisma.processedEvent.findFirstOrThrow({ where: { providerReference: refund.data.object.id } });
-    expect(claim).toMatchObject({ status: "CLAIMED", claimedAt: null, waitingFor: payment.data.object.id, lastError: expect.stringContaining("is not posted yet") });
+    expect(claim).toMatchObject({
+      status: "CLAIMED",
+      claimedAt: null,
+      waitingFor: payment.data.object.id,
+      lastError: expect.stringContaining("is not posted yet"),
+    });
     expect(claim.retryAt!.getTime()).toBeGreaterThan(Date.now());
     // The payment's commit wakes the refund: no back-off to sit out, the same drain posts both.
     await send(tenant, payment);
     await drain();
     expect(await postingsFor(tenant, refund.data.object.id)).toHaveLength(1);
     expect(await balanceOf(tenant, "acct_refund")).toBe(-1500n);
-    expect(await prisma.processedEvent.findUniqueOrThrow({ where: { id: claim.id } })).toMatchObject({ status: "DONE", waitingFor: null });
+    expect(await prisma.processedEvent.findUniqueOrThrow({ where: { id: claim.id } })).toMatchObject({
+      status: "DONE",
+      waitingFor: null,
+    });
   });
 
   it("a refund released to wait while its payment commits at that very moment is always woken", async () => {
@@ -135,7 +178,9 @@ describe("the worker", () => {
     expect(claims).toHaveLength(60);
     // Every payment's commit races its refund's attempt, on separate connections.
     await Promise.all(claims.map((c) => commitClaim(c)));
-    const refunds = await prisma.processedEvent.findMany({ where: { providerReference: { in: pairs.map((p) => p.refund.data.object.id) } } });
+    const refunds = await prisma.processedEvent.findMany({
+      where: { providerReference: { in: pairs.map((p) => p.refund.data.object.id) } },
+    });
     for (const r of refunds) {
       // Posted already, or waiting with its retry due now: never left for the slow recheck.
       if (r.status !== "DONE") expect(r.retryAt!.getTime()).toBeLessThanOrEqual(Date.now());
@@ -155,7 +200,11 @@ describe("the worker", () => {
       await prisma.$executeRaw(Prisma.sql`UPDATE processed_events SET retry_at = now() WHERE id = ${claim.id}`);
       await drain();
     }
-    expect(await prisma.processedEvent.findUniqueOrThrow({ where: { id: claim.id } })).toMatchObject({ status: "CLAIMED", claimedAt: null, attempts: 0 });
+    expect(await prisma.processedEvent.findUniqueOrThrow({ where: { id: claim.id } })).toMatchObject({
+      status: "CLAIMED",
+      claimedAt: null,
+      attempts: 0,
+    });
     await send(tenant, payment);
     await drain();
     expect(await postingsFor(tenant, refund.data.object.id)).toHaveLength(1);
@@ -181,11 +230,23 @@ describe("the worker", () => {
   it("keeps an unparseable event as FAILED with the parser's error, and ignores events that move no money", async () => {
     await send(tenant, "{ not json");
     await send(tenant, { id: "evt_c", type: "customer.created", created: 1, data: { object: { id: "cus_1" } } });
-    await send(tenant, { id: "evt_bad", type: "payment_intent.succeeded", created: 1, data: { object: { id: "pi_bad", amount_received: 12.5, currency: "usd" } } });
+    await send(tenant, {
+      id: "evt_bad",
+      type: "payment_intent.succeeded",
+      created: 1,
+      data: { object: { id: "pi_bad", amount_received: 12.5, currency: "usd" } },
+    });
     await drain();
     const rows = await prisma.rawEvent.findMany({ where: { tenantId: tenant.id }, orderBy: { id: "desc" }, take: 3 });
-    expect(rows[0]).toMatchObject({ status: "FAILED", lastError: expect.stringContaining("amount_received: amount must be an integer number of minor units, got 12.5") });
-    expect(rows[1]).toMatchObject({ status: "IGNORED", eventType: "customer.created", note: "event type moves no money" });
+    expect(rows[0]).toMatchObject({
+      status: "FAILED",
+      lastError: expect.stringContaining("amount_received: amount must be an integer number of minor units, got 12.5"),
+    });
+    expect(rows[1]).toMatchObject({
+      status: "IGNORED",
+      eventType: "customer.created",
+      note: "event type moves no money",
+    });
     expect(rows[2]).toMatchObject({ status: "FAILED", lastError: expect.stringContaining("body is not valid JSON") });
   });
 
@@ -212,8 +273,13 @@ describe("the worker", () => {
     await prisma.processedEvent.update({ where: { id: claim!.claimId }, data: { attempts: 10 } });
     const swept = await sweepStaleClaims(0);
     expect(swept!.released.find((r) => r.id === claim!.claimId)).toMatchObject({ failed: true });
-    expect(await prisma.processedEvent.findUniqueOrThrow({ where: { id: claim!.claimId } })).toMatchObject({ status: "FAILED" });
-    expect(await prisma.rawEvent.findUniqueOrThrow({ where: { id: claim!.rawEventId } })).toMatchObject({ status: "FAILED", lastError: expect.stringContaining("gave up after 10 attempts") });
+    expect(await prisma.processedEvent.findUniqueOrThrow({ where: { id: claim!.claimId } })).toMatchObject({
+      status: "FAILED",
+    });
+    expect(await prisma.rawEvent.findUniqueOrThrow({ where: { id: claim!.rawEventId } })).toMatchObject({
+      status: "FAILED",
+      lastError: expect.stringContaining("gave up after 10 attempts"),
+    });
   });
 
   it("only one sweeper runs at a time across replicas: a second one, arriving while the first is inside, steps aside", async () => {
@@ -236,7 +302,10 @@ describe("the worker", () => {
     expect(second).toBeNull();
     expect(firstResult!.released.map((r) => r.id)).toContain(claim!.claimId);
     // Released once: one new fencing token, not two.
-    expect(await prisma.processedEvent.findUniqueOrThrow({ where: { id: claim!.claimId } })).toMatchObject({ claimVersion: claim!.version + 1, claimedAt: null });
+    expect(await prisma.processedEvent.findUniqueOrThrow({ where: { id: claim!.claimId } })).toMatchObject({
+      claimVersion: claim!.version + 1,
+      claimedAt: null,
+    });
     await drain();
   });
 
@@ -244,10 +313,17 @@ describe("the worker", () => {
     const payment = aStripePayment({ amount: 555n, account: "acct_receipt" });
     await send(tenant, payment);
     while ((await processOnce(silent)) > 0);
-    const failing = { name: "down", send: async () => { throw new Error("SMTP 421 try later"); } };
+    const failing = {
+      name: "down",
+      send: async () => {
+        throw new Error("SMTP 421 try later");
+      },
+    };
     const first = await dispatchOutbox(failing);
     expect(first.failed).toBeGreaterThan(0);
-    const row = await prisma.outboxMessage.findFirstOrThrow({ where: { posting: { providerReference: payment.data.object.id } } });
+    const row = await prisma.outboxMessage.findFirstOrThrow({
+      where: { posting: { providerReference: payment.data.object.id } },
+    });
     expect(row).toMatchObject({ sentAt: null, attempts: 1, lastError: "SMTP 421 try later" });
     expect(row.availableAt.getTime()).toBeGreaterThan(Date.now() + 1000);
     const working = memoryTransport();
@@ -255,6 +331,9 @@ describe("the worker", () => {
     await prisma.outboxMessage.updateMany({ where: { sentAt: null }, data: { availableAt: new Date() } });
     await dispatchOutbox(working, 1000);
     expect(working.delivered.filter((d) => d.outboxId === row.id)).toHaveLength(1);
-    expect(await prisma.outboxMessage.findUniqueOrThrow({ where: { id: row.id } })).toMatchObject({ attempts: 2, sentAt: expect.any(Date) });
+    expect(await prisma.outboxMessage.findUniqueOrThrow({ where: { id: row.id } })).toMatchObject({
+      attempts: 2,
+      sentAt: expect.any(Date),
+    });
   });
 });

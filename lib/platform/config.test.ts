@@ -20,7 +20,12 @@ describe("the PayPal certificate escape hatch for simulators", () => {
   });
 
   it("reads a comma-separated list of http(s) prefixes outside production", () => {
-    expect(read({ NODE_ENV: "development", TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES: " http://127.0.0.1:4011/ , https://sim.test/certs/" }).TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES).toEqual(["http://127.0.0.1:4011/", "https://sim.test/certs/"]);
+    expect(
+      read({
+        NODE_ENV: "development",
+        TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES: " http://127.0.0.1:4011/ , https://sim.test/certs/",
+      }).TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES,
+    ).toEqual(["http://127.0.0.1:4011/", "https://sim.test/certs/"]);
   });
 
   it("refuses prefixes that are not plain http(s) URL prefixes", () => {
@@ -30,16 +35,28 @@ describe("the PayPal certificate escape hatch for simulators", () => {
   });
 
   it("is refused in production, unless TALLY_ALLOW_INSECURE_SIMULATORS=1 says so as well", () => {
-    expect(() => read({ NODE_ENV: "production", TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES: "http://127.0.0.1:4011/" })).toThrow(/refused with NODE_ENV=production unless TALLY_ALLOW_INSECURE_SIMULATORS=1/);
-    expect(read({ NODE_ENV: "production", TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES: "http://127.0.0.1:4011/", TALLY_ALLOW_INSECURE_SIMULATORS: "1" }).TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES).toEqual(["http://127.0.0.1:4011/"]);
+    expect(() =>
+      read({ NODE_ENV: "production", TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES: "http://127.0.0.1:4011/" }),
+    ).toThrow(/refused with NODE_ENV=production unless TALLY_ALLOW_INSECURE_SIMULATORS=1/);
+    expect(
+      read({
+        NODE_ENV: "production",
+        TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES: "http://127.0.0.1:4011/",
+        TALLY_ALLOW_INSECURE_SIMULATORS: "1",
+      }).TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES,
+    ).toEqual(["http://127.0.0.1:4011/"]);
     expect(read({ NODE_ENV: "production" }).TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES).toEqual([]);
   });
 });
 
 describe("fault hooks in production", () => {
   it("refuse to load, naming each flag, whatever its value", () => {
-    expect(() => read({ NODE_ENV: "production", TALLY_FAULT_DISABLE_CLAIM: "1" })).toThrow(/TALLY_FAULT_DISABLE_CLAIM: fault hooks .* refused with NODE_ENV=production/);
-    expect(() => read({ NODE_ENV: "production", TALLY_FAULT_WORKER_DELAY_MS: "2000" })).toThrow(/TALLY_FAULT_WORKER_DELAY_MS/);
+    expect(() => read({ NODE_ENV: "production", TALLY_FAULT_DISABLE_CLAIM: "1" })).toThrow(
+      /TALLY_FAULT_DISABLE_CLAIM: fault hooks .* refused with NODE_ENV=production/,
+    );
+    expect(() => read({ NODE_ENV: "production", TALLY_FAULT_WORKER_DELAY_MS: "2000" })).toThrow(
+      /TALLY_FAULT_WORKER_DELAY_MS/,
+    );
     expect(() => read({ NODE_ENV: "production", TALLY_FAULT_PAUSE_AT: "after-claim" })).toThrow(/TALLY_FAULT_PAUSE_AT/);
     // "Off" is refused too: a production environment should carry no fault hook at all.
     expect(() => read({ NODE_ENV: "production", TALLY_FAULT_DISABLE_CLAIM: "0" })).toThrow(/TALLY_FAULT_DISABLE_CLAIM/);
@@ -58,7 +75,9 @@ describe("fault hooks in production", () => {
 
   it("load outside production, where tests and benchmarks use them", () => {
     expect(read({ NODE_ENV: "test", TALLY_FAULT_DISABLE_CLAIM: "1" }).TALLY_FAULT_DISABLE_CLAIM).toBe(true);
-    expect(read({ NODE_ENV: "development", TALLY_FAULT_WORKER_DELAY_MS: "2000" }).TALLY_FAULT_WORKER_DELAY_MS).toBe(2000);
+    expect(read({ NODE_ENV: "development", TALLY_FAULT_WORKER_DELAY_MS: "2000" }).TALLY_FAULT_WORKER_DELAY_MS).toBe(
+      2000,
+    );
   });
 
   it("an empty value is not a flag", () => {

@@ -15,7 +15,10 @@ const urlPrefixes = z
   .default("")
   .transform((v, ctx) => {
     const prefixes: string[] = [];
-    for (const text of v.split(",").map((s) => s.trim()).filter(Boolean)) {
+    for (const text of v
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean)) {
       let url: URL;
       try {
         url = new URL(text);
@@ -23,155 +26,177 @@ const urlPrefixes = z
         ctx.addIssue({ code: "custom", message: `"${text}" is not a URL` });
         continue;
       }
-      if (url.protocol !== "http:" && url.protocol !== "https:") ctx.addIssue({ code: "custom", message: `"${text}" must be http or https` });
-      else if (url.username || url.password || url.search || url.hash) ctx.addIssue({ code: "custom", message: `"${text}" must not carry credentials, a query or a fragment` });
+      if (url.protocol !== "http:" && url.protocol !== "https:")
+        ctx.addIssue({ code: "custom", message: `"${text}" must be http or https` });
+      else if (url.username || url.password || url.search || url.hash)
+        ctx.addIssue({ code: "custom", message: `"${text}" must not carry credentials, a query or a fragment` });
       else prefixes.push(url.href);
     }
     return prefixes;
   });
 
-const schema = z.object({
-  DATABASE_URL: z.string().url().optional(),
-  /// Embedded PostgreSQL (used when DATABASE_URL is unset).
-  TALLY_PG_PORT: int(54329),
-  TALLY_DATA_DIR: z.string().optional(),
+const schema = z
+  .object({
+    DATABASE_URL: z.string().url().optional(),
+    /// Embedded PostgreSQL (used when DATABASE_URL is unset).
+    TALLY_PG_PORT: int(54329),
+    TALLY_DATA_DIR: z.string().optional(),
 
-  /// Ingest.
-  TALLY_MAX_BODY_BYTES: int(1024 * 1024),
-  TALLY_SECRET_CACHE_TTL_MS: int(30_000),
-  /// Most tenant/provider pairs the web process keeps cached (least recently used go first):
-  /// unknown slugs are cached briefly too, and whoever sends them chooses how many.
-  TALLY_ENDPOINT_CACHE_MAX: z.coerce.number().int().positive().default(10_000),
-  TALLY_DB_POOL_SIZE: int(20),
+    /// Ingest.
+    TALLY_MAX_BODY_BYTES: int(1024 * 1024),
+    TALLY_SECRET_CACHE_TTL_MS: int(30_000),
+    /// Most tenant/provider pairs the web process keeps cached (least recently used go first):
+    /// unknown slugs are cached briefly too, and whoever sends them chooses how many.
+    TALLY_ENDPOINT_CACHE_MAX: z.coerce.number().int().positive().default(10_000),
+    TALLY_DB_POOL_SIZE: int(20),
 
-  /// Secrets at rest (webhook signing secrets, provider API keys): AES-256-GCM under this
-  /// key, 32 bytes as base64 or hex. Unset with the embedded database: a key kept in
-  /// .tally/encryption.key (mode 0600). TALLY_ENCRYPTION_KEYS: older keys, comma-separated,
-  /// still accepted for reading while `tally secrets rotate-key` re-encrypts under the current one.
-  TALLY_ENCRYPTION_KEY: z.string().optional(),
-  TALLY_ENCRYPTION_KEYS: z.string().default(""),
+    /// Secrets at rest (webhook signing secrets, provider API keys): AES-256-GCM under this
+    /// key, 32 bytes as base64 or hex. Unset with the embedded database: a key kept in
+    /// .tally/encryption.key (mode 0600). TALLY_ENCRYPTION_KEYS: older keys, comma-separated,
+    /// still accepted for reading while `tally secrets rotate-key` re-encrypts under the current one.
+    TALLY_ENCRYPTION_KEY: z.string().optional(),
+    TALLY_ENCRYPTION_KEYS: z.string().default(""),
 
-  /// Worker.
-  TALLY_WORKER_POLL_MS: int(1000),
-  TALLY_WORKER_BATCH: int(25),
-  /// Claims of a batch committed side by side (each its own transaction).
-  TALLY_WORKER_COMMIT_CONCURRENCY: int(4),
-  TALLY_SWEEP_INTERVAL_MS: int(120_000),
-  TALLY_STALE_CLAIM_MS: int(300_000),
-  TALLY_MAX_ATTEMPTS: int(10),
-  /// Cap on the back-off of a deferred claim (a refund waiting for its payment).
-  TALLY_RETRY_MAX_BACKOFF_MS: int(60_000),
-  TALLY_WAIT_RECHECK_MS: int(300_000),
-  TALLY_WORKER_METRICS_PORT: int(0),
-  /** Set: GET /api/metrics asks for `Authorization: Bearer <this>` (401 otherwise). Unset or empty: it stays open. */
-  TALLY_METRICS_TOKEN: z.preprocess((v) => (v === "" ? undefined : v), z.string().min(16, "must be at least 16 characters (it guards the metrics endpoint)").optional()),
+    /// Worker.
+    TALLY_WORKER_POLL_MS: int(1000),
+    TALLY_WORKER_BATCH: int(25),
+    /// Claims of a batch committed side by side (each its own transaction).
+    TALLY_WORKER_COMMIT_CONCURRENCY: int(4),
+    TALLY_SWEEP_INTERVAL_MS: int(120_000),
+    TALLY_STALE_CLAIM_MS: int(300_000),
+    TALLY_MAX_ATTEMPTS: int(10),
+    /// Cap on the back-off of a deferred claim (a refund waiting for its payment).
+    TALLY_RETRY_MAX_BACKOFF_MS: int(60_000),
+    TALLY_WAIT_RECHECK_MS: int(300_000),
+    TALLY_WORKER_METRICS_PORT: int(0),
+    /** Set: GET /api/metrics asks for `Authorization: Bearer <this>` (401 otherwise). Unset or empty: it stays open. */
+    TALLY_METRICS_TOKEN: z.preprocess(
+      (v) => (v === "" ? undefined : v),
+      z.string().min(16, "must be at least 16 characters (it guards the metrics endpoint)").optional(),
+    ),
 
-  /// Outbox dispatcher.
-  TALLY_OUTBOX_POLL_MS: int(1000),
-  TALLY_OUTBOX_BATCH: int(20),
-  TALLY_OUTBOX_LEASE_MS: int(60_000),
-  TALLY_OUTBOX_MAX_BACKOFF_MS: int(15 * 60_000),
-  TALLY_RECEIPTS_FILE: z.string().optional(),
-  TALLY_SMTP_URL: z.string().optional(),
-  TALLY_RECEIPT_FROM: z.string().default("receipts@tally.local"),
-  /// Where SMTP receipts go when the payload names no recipient (e.g. a finance mailbox).
-  TALLY_RECEIPT_TO: z.string().optional(),
+    /// Outbox dispatcher.
+    TALLY_OUTBOX_POLL_MS: int(1000),
+    TALLY_OUTBOX_BATCH: int(20),
+    TALLY_OUTBOX_LEASE_MS: int(60_000),
+    TALLY_OUTBOX_MAX_BACKOFF_MS: int(15 * 60_000),
+    TALLY_RECEIPTS_FILE: z.string().optional(),
+    TALLY_SMTP_URL: z.string().optional(),
+    TALLY_RECEIPT_FROM: z.string().default("receipts@tally.local"),
+    /// Where SMTP receipts go when the payload names no recipient (e.g. a finance mailbox).
+    TALLY_RECEIPT_TO: z.string().optional(),
 
-  /// Reconciliation.
-  TALLY_RECON_LOOKBACK_DAYS: int(3),
-  /// Ours-not-theirs this close to a window edge is flagged "possible timing" and re-checked next run.
-  TALLY_RECON_TIMING_MARGIN_MS: int(6 * 3600_000),
-  /// Daily scheduled run, UTC "HH:MM"; "off" disables it.
-  TALLY_RECON_SCHEDULE: z.string().regex(/^(off|\d{2}:\d{2})$/, 'must be "HH:MM" (UTC) or "off"').default("02:00"),
-  /// Webhook-silence alert: fewer deliveries than this share of settled lines.
-  TALLY_SILENCE_RATIO: z.coerce.number().min(0).max(1).default(0.2),
-  TALLY_SILENCE_MIN_LINES: int(10),
-  /// Largest settlement report accepted by the dashboard's upload (bytes); the body is streamed to a temp file.
-  TALLY_RECON_UPLOAD_MAX_BYTES: int(512 * 1024 * 1024),
+    /// Reconciliation.
+    TALLY_RECON_LOOKBACK_DAYS: int(3),
+    /// Ours-not-theirs this close to a window edge is flagged "possible timing" and re-checked next run.
+    TALLY_RECON_TIMING_MARGIN_MS: int(6 * 3600_000),
+    /// Daily scheduled run, UTC "HH:MM"; "off" disables it.
+    TALLY_RECON_SCHEDULE: z
+      .string()
+      .regex(/^(off|\d{2}:\d{2})$/, 'must be "HH:MM" (UTC) or "off"')
+      .default("02:00"),
+    /// Webhook-silence alert: fewer deliveries than this share of settled lines.
+    TALLY_SILENCE_RATIO: z.coerce.number().min(0).max(1).default(0.2),
+    TALLY_SILENCE_MIN_LINES: int(10),
+    /// Largest settlement report accepted by the dashboard's upload (bytes); the body is streamed to a temp file.
+    TALLY_RECON_UPLOAD_MAX_BYTES: int(512 * 1024 * 1024),
 
-  /// Overview: the acknowledgement-latency objective (p99, milliseconds) the figure is
-  /// coloured against, and the short rolling window it is shown over (the other is 24 h).
-  TALLY_ACK_SLO_MS: int(50),
-  TALLY_ACK_RECENT_WINDOW_MS: int(15 * 60_000),
+    /// Overview: the acknowledgement-latency objective (p99, milliseconds) the figure is
+    /// coloured against, and the short rolling window it is shown over (the other is 24 h).
+    TALLY_ACK_SLO_MS: int(50),
+    TALLY_ACK_RECENT_WINDOW_MS: int(15 * 60_000),
 
-  /// Cases (four-eyes). A proposal whose amount at stake is above this (minor units,
-  /// of the case's own currency) needs two different approvers besides the proposer.
-  TALLY_CASE_SECOND_APPROVAL_ABOVE: int(100_000),
+    /// Cases (four-eyes). A proposal whose amount at stake is above this (minor units,
+    /// of the case's own currency) needs two different approvers besides the proposer.
+    TALLY_CASE_SECOND_APPROVAL_ABOVE: int(100_000),
 
-  /// Fault hooks, for tests and benchmarks only. They make the worker slow,
-  /// stop it at a chosen point to be killed, or disable the claim to prove the tests notice.
-  TALLY_FAULT_WORKER_DELAY_MS: int(0),
-  /// Stops the worker (logs "fault.paused", then hangs) at a point, for a test to SIGKILL it there.
-  TALLY_FAULT_PAUSE_AT: z.enum(["", "after-ledger-write", "after-claim"]).default(""),
-  TALLY_FAULT_DISABLE_CLAIM: flag,
+    /// Fault hooks, for tests and benchmarks only. They make the worker slow,
+    /// stop it at a chosen point to be killed, or disable the claim to prove the tests notice.
+    TALLY_FAULT_WORKER_DELAY_MS: int(0),
+    /// Stops the worker (logs "fault.paused", then hangs) at a point, for a test to SIGKILL it there.
+    TALLY_FAULT_PAUSE_AT: z.enum(["", "after-ledger-write", "after-claim"]).default(""),
+    TALLY_FAULT_DISABLE_CLAIM: flag,
 
-  /// Dashboard sign-in. A session ends after this long without a request (idle)
-  /// and, whatever the activity, this long after sign-in (absolute).
-  TALLY_SESSION_IDLE_MINUTES: int(60),
-  TALLY_SESSION_ABSOLUTE_HOURS: int(12),
-  /// Session cookie's Secure attribute. auto: Secure, except for plain-http
-  /// requests to a loopback host (localhost, 127.0.0.1, [::1]) so local use
-  /// works; always: Secure everywhere; never: only for plain http on a
-  /// private network, at your own risk (the cookie can then be sniffed).
-  TALLY_COOKIE_SECURE: z.enum(["auto", "always", "never"]).default("auto"),
-  /// Extra origins (scheme://host[:port]) allowed to send cookie-authenticated
-  /// state changes, beside the request's own Host; comma-separated.
-  TALLY_TRUSTED_ORIGINS: z.string().default(""),
-  /// Sign-in brakes. Per account and address (or per account and known device):
-  /// after this many failures each further attempt waits twice as long as the
-  /// last, from 2 s up to the cap; nobody else is locked out. Per address, across
-  /// all accounts: at most this many failures per window (looser, because an
-  /// office or a NAT shares one address). 0 turns the per-address limit off.
-  TALLY_LOGIN_WINDOW_MINUTES: int(15),
-  TALLY_LOGIN_FREE_FAILURES: int(5),
-  TALLY_LOGIN_BACKOFF_MAX_SECONDS: int(900),
-  TALLY_LOGIN_MAX_FAILURES_PER_IP: int(20),
-  /// Proxies whose X-Forwarded-For is believed (comma-separated addresses or CIDR
-  /// ranges, IPv4 or IPv6). Empty: the connection's own peer is the client, and
-  /// X-Forwarded-For is ignored, since anyone can write it.
-  TALLY_TRUSTED_PROXIES: z
-    .string()
-    .default("")
-    .superRefine((v, ctx) => {
-      for (const entry of v.split(",").map((s) => s.trim()).filter(Boolean)) {
-        const [address, bits, extra] = entry.split("/");
-        const family = isIP(address!.replace(/^::ffff:(?=\d)/i, ""));
-        const max = family === 6 ? 128 : 32;
-        const badBits = bits !== undefined && !(/^\d{1,3}$/.test(bits) && Number(bits) <= max);
-        if (family === 0 || badBits || extra !== undefined) ctx.addIssue({ code: "custom", message: `"${entry}" is not an IP address or CIDR range` });
-      }
-    }),
+    /// Dashboard sign-in. A session ends after this long without a request (idle)
+    /// and, whatever the activity, this long after sign-in (absolute).
+    TALLY_SESSION_IDLE_MINUTES: int(60),
+    TALLY_SESSION_ABSOLUTE_HOURS: int(12),
+    /// Session cookie's Secure attribute. auto: Secure, except for plain-http
+    /// requests to a loopback host (localhost, 127.0.0.1, [::1]) so local use
+    /// works; always: Secure everywhere; never: only for plain http on a
+    /// private network, at your own risk (the cookie can then be sniffed).
+    TALLY_COOKIE_SECURE: z.enum(["auto", "always", "never"]).default("auto"),
+    /// Extra origins (scheme://host[:port]) allowed to send cookie-authenticated
+    /// state changes, beside the request's own Host; comma-separated.
+    TALLY_TRUSTED_ORIGINS: z.string().default(""),
+    /// Sign-in brakes. Per account and address (or per account and known device):
+    /// after this many failures each further attempt waits twice as long as the
+    /// last, from 2 s up to the cap; nobody else is locked out. Per address, across
+    /// all accounts: at most this many failures per window (looser, because an
+    /// office or a NAT shares one address). 0 turns the per-address limit off.
+    TALLY_LOGIN_WINDOW_MINUTES: int(15),
+    TALLY_LOGIN_FREE_FAILURES: int(5),
+    TALLY_LOGIN_BACKOFF_MAX_SECONDS: int(900),
+    TALLY_LOGIN_MAX_FAILURES_PER_IP: int(20),
+    /// Proxies whose X-Forwarded-For is believed (comma-separated addresses or CIDR
+    /// ranges, IPv4 or IPv6). Empty: the connection's own peer is the client, and
+    /// X-Forwarded-For is ignored, since anyone can write it.
+    TALLY_TRUSTED_PROXIES: z
+      .string()
+      .default("")
+      .superRefine((v, ctx) => {
+        for (const entry of v
+          .split(",")
+          .map((s) => s.trim())
+          .filter(Boolean)) {
+          const [address, bits, extra] = entry.split("/");
+          const family = isIP(address!.replace(/^::ffff:(?=\d)/i, ""));
+          const max = family === 6 ? 128 : 32;
+          const badBits = bits !== undefined && !(/^\d{1,3}$/.test(bits) && Number(bits) <= max);
+          if (family === 0 || badBits || extra !== undefined)
+            ctx.addIssue({ code: "custom", message: `"${entry}" is not an IP address or CIDR range` });
+        }
+      }),
 
-  /// PayPal signing certificates are fetched only from PayPal's hosts over https. For
-  /// provider simulators and tests only (npm run replay, npm run provider-sim): more URL
-  /// prefixes, comma-separated (e.g. "http://127.0.0.1:4011/"), whose certificates are
-  /// trusted as PayPal's. A URL qualifies with the prefix's scheme, host and port, its
-  /// path below the prefix's, and no credentials. Whoever can serve a file under such a
-  /// prefix can forge PayPal webhooks for every tenant, so under NODE_ENV=production
-  /// (which `next start`, hence `npm start`, always is) it is refused unless
-  /// TALLY_ALLOW_INSECURE_SIMULATORS=1 says so as well. Empty (the default): PayPal only.
-  TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES: urlPrefixes,
-  /// The second key to the line above in production: "1" lets a production process trust
-  /// a simulator's certificates. Never set it where real money arrives.
-  TALLY_ALLOW_INSECURE_SIMULATORS: flag,
+    /// PayPal signing certificates are fetched only from PayPal's hosts over https. For
+    /// provider simulators and tests only (npm run replay, npm run provider-sim): more URL
+    /// prefixes, comma-separated (e.g. "http://127.0.0.1:4011/"), whose certificates are
+    /// trusted as PayPal's. A URL qualifies with the prefix's scheme, host and port, its
+    /// path below the prefix's, and no credentials. Whoever can serve a file under such a
+    /// prefix can forge PayPal webhooks for every tenant, so under NODE_ENV=production
+    /// (which `next start`, hence `npm start`, always is) it is refused unless
+    /// TALLY_ALLOW_INSECURE_SIMULATORS=1 says so as well. Empty (the default): PayPal only.
+    TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES: urlPrefixes,
+    /// The second key to the line above in production: "1" lets a production process trust
+    /// a simulator's certificates. Never set it where real money arrives.
+    TALLY_ALLOW_INSECURE_SIMULATORS: flag,
 
-  /// Web app port for `npm start`.
-  PORT: int(3000),
-  /// `npm start`'s live demo: a provider simulator playing Stripe for the demo tenant on
-  /// this port, a day of deliveries through it and a reconciliation run. "0" turns it off.
-  TALLY_DEMO_SIMULATOR: z.enum(["0", "1", "true", "false"]).default("1").transform((v) => v === "1" || v === "true"),
-  TALLY_DEMO_SIM_PORT: int(4010),
+    /// Web app port for `npm start`.
+    PORT: int(3000),
+    /// `npm start`'s live demo: a provider simulator playing Stripe for the demo tenant on
+    /// this port, a day of deliveries through it and a reconciliation run. "0" turns it off.
+    TALLY_DEMO_SIMULATOR: z
+      .enum(["0", "1", "true", "false"])
+      .default("1")
+      .transform((v) => v === "1" || v === "true"),
+    TALLY_DEMO_SIM_PORT: int(4010),
 
-  NODE_ENV: z.string().default("development"),
-}).superRefine((c, ctx) => {
-  if (c.TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES.length > 0 && c.NODE_ENV === "production" && !c.TALLY_ALLOW_INSECURE_SIMULATORS) {
-    ctx.addIssue({
-      code: "custom",
-      path: ["TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES"],
-      message: "trusts certificates from outside PayPal, which lets whoever serves them forge PayPal webhooks; refused with NODE_ENV=production unless TALLY_ALLOW_INSECURE_SIMULATORS=1 (simulators and tests only)",
-    });
-  }
-});
+    NODE_ENV: z.string().default("development"),
+  })
+  .superRefine((c, ctx) => {
+    if (
+      c.TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES.length > 0 &&
+      c.NODE_ENV === "production" &&
+      !c.TALLY_ALLOW_INSECURE_SIMULATORS
+    ) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES"],
+        message:
+          "trusts certificates from outside PayPal, which lets whoever serves them forge PayPal webhooks; refused with NODE_ENV=production unless TALLY_ALLOW_INSECURE_SIMULATORS=1 (simulators and tests only)",
+      });
+    }
+  });
 
 export type Config = z.infer<typeof schema>;
 
@@ -184,7 +209,9 @@ let cached: Config | undefined;
  * deployment that carries one is told which to remove.
  */
 function faultFlagsIn(env: NodeJS.ProcessEnv): string[] {
-  return Object.keys(env).filter((k) => k.startsWith("TALLY_FAULT_") && (env[k] ?? "") !== "").sort();
+  return Object.keys(env)
+    .filter((k) => k.startsWith("TALLY_FAULT_") && (env[k] ?? "") !== "")
+    .sort();
 }
 
 /** The validated configuration; throws naming every bad variable. */
@@ -193,7 +220,8 @@ export function config(): Config {
   const parsed = schema.safeParse(process.env);
   const problems = parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
   if ((process.env.NODE_ENV ?? "development") === "production") {
-    for (const name of faultFlagsIn(process.env)) problems.push(`${name}: fault hooks for tests and benchmarks are refused with NODE_ENV=production; unset it`);
+    for (const name of faultFlagsIn(process.env))
+      problems.push(`${name}: fault hooks for tests and benchmarks are refused with NODE_ENV=production; unset it`);
   }
   if (!parsed.success || problems.length > 0) {
     throw new Error(`Invalid configuration: ${problems.join("; ")}`);

@@ -28,5 +28,5 @@ export function csvRow(cells: readonly CsvCell[]): string {
 export function csvDocument(header: readonly string[], rows: Iterable<readonly CsvCell[]>): string {
   const lines = [csvRow(header)];
   for (const row of rows) lines.push(csvRow(row));
-  return lines.join("\n") + "\n";
+  return `${lines.join("\n")}\n`;
 }

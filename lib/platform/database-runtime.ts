@@ -2,7 +2,13 @@
 // embedded server's `tally` database (started here if nothing runs it yet).
 import { config } from "@/lib/platform/config";
 import { databaseUrl } from "@/lib/platform/db";
-import { defaultDataDir, embeddedUrl, ensureDatabase, startEmbeddedPostgres, type EmbeddedServer } from "@/lib/platform/embedded-postgres";
+import {
+  defaultDataDir,
+  embeddedUrl,
+  ensureDatabase,
+  startEmbeddedPostgres,
+  type EmbeddedServer,
+} from "@/lib/platform/embedded-postgres";
 import { migrate } from "@/lib/platform/migrate";
 
 export type PreparedDatabase = {
@@ -31,6 +37,9 @@ export async function prepareDatabase(options: { log?: (line: string) => void } 
   const { checkEncryptionKeys, sealPlaintextSecrets } = await import("@/lib/admin/secret-keys");
   await checkEncryptionKeys();
   const sealed = await sealPlaintextSecrets();
-  if (sealed.secrets || sealed.endpoints) options.log?.(`sealed ${sealed.secrets} signing secrets and ${sealed.endpoints} endpoints' credentials stored before encryption`);
+  if (sealed.secrets || sealed.endpoints)
+    options.log?.(
+      `sealed ${sealed.secrets} signing secrets and ${sealed.endpoints} endpoints' credentials stored before encryption`,
+    );
   return { url, embedded, applied };
 }

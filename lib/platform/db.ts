@@ -68,8 +68,20 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   while (e && typeof e === "object" && !seen.has(e)) {
     seen.add(e);
     const { code, message } = e as { code?: unknown; message?: unknown };
-    if (typeof code === "string" && /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|57P0[1-3]|08\d\d\d|3D000|53300|P1001|P1002|P1017|P2024)$/.test(code)) return true;
-    if (typeof message === "string" && /(connect|Connection terminated|timeout exceeded when trying to connect|does not allow connections|the database system is (starting|shutting) down|too many clients|Can't reach database)/i.test(message)) return true;
+    if (
+      typeof code === "string" &&
+      /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|57P0[1-3]|08\d\d\d|3D000|53300|P1001|P1002|P1017|P2024)$/.test(
+        code,
+      )
+    )
+      return true;
+    if (
+      typeof message === "string" &&
+      /(connect|Connection terminated|timeout exceeded when trying to connect|does not allow connections|the database system is (starting|shutting) down|too many clients|Can't reach database)/i.test(
+        message,
+      )
+    )
+      return true;
     e = (e as { cause?: unknown }).cause;
   }
   return false;

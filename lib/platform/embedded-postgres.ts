@@ -103,10 +103,14 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   const isRoot = os.userInfo().uid === 0;
   await fs.mkdir(path.dirname(dataDir), { recursive: true, mode: 0o755 });
   const flags = [
-    "-c", "listen_addresses=127.0.0.1",
-    "-c", "unix_socket_directories=",
-    "-c", "max_connections=300",
-    "-c", "shared_buffers=256MB",
+    "-c",
+    "listen_addresses=127.0.0.1",
+    "-c",
+    "unix_socket_directories=",
+    "-c",
+    "max_connections=300",
+    "-c",
+    "shared_buffers=256MB",
   ];
   if (ephemeral) flags.push("-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off");
   const server = new EmbeddedPostgres({

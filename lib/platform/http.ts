@@ -19,12 +19,15 @@ export function methodNotAllowed(allowed: string[]): () => Response {
 }
 
 /** Wraps a handler: database outages become 503, anything else a logged 500 with no internals. */
-export function handled<A extends unknown[]>(handler: (...args: A) => Promise<Response>): (...args: A) => Promise<Response> {
+export function handled<A extends unknown[]>(
+  handler: (...args: A) => Promise<Response>,
+): (...args: A) => Promise<Response> {
   return async (...args: A) => {
     try {
       return await handler(...args);
     } catch (error) {
-      if (isDatabaseUnavailable(error)) return jsonError(503, "database_unavailable", "Database unavailable, retry later");
+      if (isDatabaseUnavailable(error))
+        return jsonError(503, "database_unavailable", "Database unavailable, retry later");
       console.error("[tally] unhandled error", error);
       return jsonError(500, "internal_error", "Internal error; it has been logged");
     }

@@ -42,7 +42,9 @@ function create() {
 // test window cannot grow it without bound (24 h at one a minute is 1,441).
 function sampledWindows(): HistogramWindows & { everyMs: number } {
   const everyMs = Math.min(60_000, Math.max(1000, Math.floor(config().TALLY_ACK_RECENT_WINDOW_MS / 15)));
-  return Object.assign(new HistogramWindows({ everyMs, keep: Math.min(5000, Math.ceil(DAY_MS / everyMs) + 2) }), { everyMs });
+  return Object.assign(new HistogramWindows({ everyMs, keep: Math.min(5000, Math.ceil(DAY_MS / everyMs) + 2) }), {
+    everyMs,
+  });
 }
 
 function startSampling(windows: HistogramWindows & { everyMs: number }, histogram: Histogram<"provider">): void {

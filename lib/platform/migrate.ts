@@ -45,21 +45,34 @@ export async function migrate(databaseUrl: string, dir = MIGRATIONS_DIR): Promis
     await client.query("SET client_min_messages = warning");
     await client.query("SELECT pg_advisory_lock($1)", [PRISMA_MIGRATE_LOCK]);
     await client.query(CREATE_TABLE);
-    const { rows } = await client.query<{ migration_name: string; checksum: string; finished_at: Date | null; rolled_back_at: Date | null }>(
-      `SELECT migration_name, checksum, finished_at, rolled_back_at FROM "_prisma_migrations" ORDER BY started_at`,
-    );
+    const { rows } = await client.query<{
+      migration_name: string;
+      checksum: string;
+      finished_at: Date | null;
+      rolled_back_at: Date | null;
+    }>(`SELECT migration_name, checksum, finished_at, rolled_back_at FROM "_prisma_migrations" ORDER BY started_at`);
     const failed = rows.find((r) => r.finished_at === null && r.rolled_back_at === null);
-    if (failed) throw new Error(`Migration ${failed.migration_name} failed earlier and was never resolved; fix the database, then mark it rolled back.`);
+    if (failed)
+      throw new Error(
+        `Migration ${failed.migration_name} failed earlier and was never resolved; fix the database, then mark it rolled back.`,
+      );
     const done = new Map(rows.filter((r) => r.finished_at).map((r) => [r.migration_name, r.checksum]));
     const applied: string[] = [];
     for (const m of migrations) {
       const recorded = done.get(m.name);
       if (recorded) {
-        if (recorded !== m.checksum) throw new Error(`Migration ${m.name} was edited after it was applied (checksum differs); add a new migration instead.`);
+        if (recorded !== m.checksum)
+          throw new Error(
+            `Migration ${m.name} was edited after it was applied (checksum differs); add a new migration instead.`,
+          );
         continue;
       }
       const id = randomUUID();
-      await client.query(`INSERT INTO "_prisma_migrations" (id, checksum, migration_name) VALUES ($1, $2, $3)`, [id, m.checksum, m.name]);
+      await client.query(`INSERT INTO "_prisma_migrations" (id, checksum, migration_name) VALUES ($1, $2, $3)`, [
+        id,
+        m.checksum,
+        m.name,
+      ]);
       try {
         await client.query("BEGIN");
         await client.query(m.sql);
@@ -69,7 +82,9 @@ export async function migrate(databaseUrl: string, dir = MIGRATIONS_DIR): Promis
         await client.query(`UPDATE "_prisma_migrations" SET logs = $2 WHERE id = $1`, [id, String(error)]);
         throw new Error(`Migration ${m.name} failed: ${(error as Error).message}`);
       }
-      await client.query(`UPDATE "_prisma_migrations" SET finished_at = now(), applied_steps_count = 1 WHERE id = $1`, [id]);
+      await client.query(`UPDATE "_prisma_migrations" SET finished_at = now(), applied_steps_count = 1 WHERE id = $1`, [
+        id,
+      ]);
       applied.push(m.name);
     }
     return { applied, alreadyApplied: done.size };

@@ -6,7 +6,10 @@ import { Provider } from "@/lib/generated/prisma/enums";
 
 const blank = (v: unknown) => (typeof v === "string" && v.trim() === "" ? undefined : v);
 
-export const bigintId = z.string().regex(/^[1-9]\d{0,17}$/, "must be a positive whole number").transform((v) => BigInt(v));
+export const bigintId = z
+  .string()
+  .regex(/^[1-9]\d{0,17}$/, "must be a positive whole number")
+  .transform((v) => BigInt(v));
 
 /**
  * A calendar day, YYYY-MM-DD (UTC). Checked as a calendar date, not just a
@@ -15,7 +18,11 @@ export const bigintId = z.string().regex(/^[1-9]\d{0,17}$/, "must be a positive 
  */
 export const calendarDay = z.iso.date({ message: "must be a calendar date, YYYY-MM-DD" });
 
-const timestamp = z.iso.datetime({ offset: true, local: true, message: "must be a date (YYYY-MM-DD) or an ISO timestamp" });
+const timestamp = z.iso.datetime({
+  offset: true,
+  local: true,
+  message: "must be a date (YYYY-MM-DD) or an ISO timestamp",
+});
 
 /** A day (YYYY-MM-DD, UTC) or an ISO instant (UTC unless it names an offset); `end` makes a day mean its end, so "to 2026-12-01" includes that day. */
 const instant = (end: boolean) =>

@@ -29,7 +29,10 @@ type Keyring = { current: Key; byId: Map<string, Key> };
 function parseKey(text: string, name: string): Key {
   const t = text.trim();
   const bytes = /^[0-9a-f]{64}$/i.test(t) ? Buffer.from(t, "hex") : Buffer.from(t, "base64");
-  if (bytes.length !== 32) throw new EncryptionKeyError(`${name} must be 32 bytes, as base64 (44 characters) or hex (64); generate one with: openssl rand -base64 32`);
+  if (bytes.length !== 32)
+    throw new EncryptionKeyError(
+      `${name} must be 32 bytes, as base64 (44 characters) or hex (64); generate one with: openssl rand -base64 32`,
+    );
   return { id: createHash("sha256").update(bytes).digest("hex").slice(0, 8), bytes };
 }
 
@@ -61,12 +64,17 @@ function keys(): Keyring {
   const c = config();
   let currentText = c.TALLY_ENCRYPTION_KEY;
   if (!currentText) {
-    if (c.DATABASE_URL) throw new EncryptionKeyError("TALLY_ENCRYPTION_KEY is not set: with DATABASE_URL, every web and worker process needs the same 32-byte key (openssl rand -base64 32) to read and write signing secrets and provider API keys");
+    if (c.DATABASE_URL)
+      throw new EncryptionKeyError(
+        "TALLY_ENCRYPTION_KEY is not set: with DATABASE_URL, every web and worker process needs the same 32-byte key (openssl rand -base64 32) to read and write signing secrets and provider API keys",
+      );
     currentText = keyFileFor(path.dirname(defaultDataDir(c.TALLY_DATA_DIR)));
   }
   const current = parseKey(currentText, "TALLY_ENCRYPTION_KEY");
   const byId = new Map([[current.id, current]]);
-  for (const old of c.TALLY_ENCRYPTION_KEYS.split(",").map((s) => s.trim()).filter(Boolean)) {
+  for (const old of c.TALLY_ENCRYPTION_KEYS.split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const k = parseKey(old, "each of TALLY_ENCRYPTION_KEYS");
     if (!byId.has(k.id)) byId.set(k.id, k);
   }
@@ -88,7 +96,12 @@ export function seal(plain: string): string {
   const iv = randomBytes(12);
   const cipher = createCipheriv("aes-256-gcm", current.bytes, iv);
   const body = Buffer.concat([cipher.update(plain, "utf8"), cipher.final()]);
-  return [PREFIX + current.id, iv.toString("base64url"), cipher.getAuthTag().toString("base64url"), body.toString("base64url")].join(":");
+  return [
+    PREFIX + current.id,
+    iv.toString("base64url"),
+    cipher.getAuthTag().toString("base64url"),
+    body.toString("base64url"),
+  ].join(":");
 }
 
 export function open(stored: string): string {
@@ -96,21 +109,31 @@ export function open(stored: string): string {
   const [, keyId, iv, tag, body] = stored.split(":");
   const key = keys().byId.get(keyId ?? "");
   if (!key || iv === undefined || tag === undefined || body === undefined) {
-    throw new EncryptionKeyError(`a secret is sealed under encryption key ${keyId}, which neither TALLY_ENCRYPTION_KEY (key ${keys().current.id}) nor TALLY_ENCRYPTION_KEYS provides: start with the key it was written under, or list it in TALLY_ENCRYPTION_KEYS`);
+    throw new EncryptionKeyError(
+      `a secret is sealed under encryption key ${keyId}, which neither TALLY_ENCRYPTION_KEY (key ${keys().current.id}) nor TALLY_ENCRYPTION_KEYS provides: start with the key it was written under, or list it in TALLY_ENCRYPTION_KEYS`,
+    );
   }
   const decipher = createDecipheriv("aes-256-gcm", key.bytes, Buffer.from(iv, "base64url"));
   decipher.setAuthTag(Buffer.from(tag, "base64url"));
   try {
     return Buffer.concat([decipher.update(Buffer.from(body, "base64url")), decipher.final()]).toString("utf8");
   } catch {
-    throw new EncryptionKeyError(`a secret sealed under key ${keyId} fails its integrity check: the stored value was altered`);
+    throw new EncryptionKeyError(
+      `a secret sealed under key ${keyId} fails its integrity check: the stored value was altered`,
+    );
   }
 }
 
 const mapCredentials = (settings: Record<string, unknown>, f: (v: string) => string) =>
-  Object.fromEntries(Object.entries(settings).map(([k, v]) => [k, CREDENTIAL_SETTING.test(k) && typeof v === "string" && v !== "" ? f(v) : v]));
+  Object.fromEntries(
+    Object.entries(settings).map(([k, v]) => [
+      k,
+      CREDENTIAL_SETTING.test(k) && typeof v === "string" && v !== "" ? f(v) : v,
+    ]),
+  );
 
 /** Settings as stored: every credential sealed (already sealed ones kept). */
-export const sealSettings = (settings: Record<string, unknown>) => mapCredentials(settings, (v) => (isSealed(v) ? v : seal(v)));
+export const sealSettings = (settings: Record<string, unknown>) =>
+  mapCredentials(settings, (v) => (isSealed(v) ? v : seal(v)));
 /** Settings as the code uses them: every credential opened. */
 export const openSettings = (settings: Record<string, unknown>) => mapCredentials(settings, open);

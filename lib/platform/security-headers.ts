@@ -17,7 +17,10 @@
 // site can frame the dashboard to trick a click (four-eyes approvals, reprocess).
 export type SecurityHeaderOptions = { nonce: string; secure: boolean; development: boolean };
 
-export function contentSecurityPolicy({ nonce, development }: Pick<SecurityHeaderOptions, "nonce" | "development">): string {
+export function contentSecurityPolicy({
+  nonce,
+  development,
+}: Pick<SecurityHeaderOptions, "nonce" | "development">): string {
   return [
     "default-src 'self'",
     // next dev evaluates modules with eval() for fast refresh; production never does.

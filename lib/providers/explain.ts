@@ -13,7 +13,11 @@ export type Explanation = { hint: VerifyHint; cause: string };
 const PROBE_LIMIT_BYTES = 256 * 1024;
 
 /** A refusal, with its likely cause appended to the message when there is one. */
-export function refuse(reason: VerifyFailure, message: string, explanation?: Explanation | null): Extract<VerifyResult, { ok: false }> {
+export function refuse(
+  reason: VerifyFailure,
+  message: string,
+  explanation?: Explanation | null,
+): Extract<VerifyResult, { ok: false }> {
   if (!explanation) return { ok: false, reason, message };
   return { ok: false, reason, message: `${message}. Likely cause: ${explanation.cause}`, hint: explanation.hint };
 }
@@ -39,7 +43,10 @@ export function explainMismatch(p: MismatchProbe): Explanation {
   for (const secret of p.secrets) {
     const trimmed = secret.trim();
     if (trimmed !== secret && trimmed !== "" && p.verifies(p.rawBody, trimmed)) {
-      return { hint: "secret_whitespace", cause: `the signature matches the configured ${name} with its surrounding whitespace removed; re-enter the ${name} without spaces or line breaks` };
+      return {
+        hint: "secret_whitespace",
+        cause: `the signature matches the configured ${name} with its surrounding whitespace removed; re-enter the ${name} without spaces or line breaks`,
+      };
     }
   }
   if (p.bodySigned !== false) {
@@ -57,7 +64,8 @@ export function explainMismatch(p: MismatchProbe): Explanation {
     if (kind) return { hint: "wrong_secret", cause: kind };
   }
   if (p.modeNote) return { hint: "wrong_secret", cause: p.modeNote };
-  const count = p.secrets.length === 1 ? `the endpoint's ${name}` : `any of the endpoint's ${p.secrets.length} active ${name}s`;
+  const count =
+    p.secrets.length === 1 ? `the endpoint's ${name}` : `any of the endpoint's ${p.secrets.length} active ${name}s`;
   return {
     hint: "wrong_secret",
     cause: `the signature was not made with ${count}${p.bodySigned === false ? "" : ", even allowing for a re-serialised body"}: the endpoint holds a ${name} other than the one the provider signs with (another account, another webhook, or test instead of live), or the payload was changed after signing`,
@@ -100,7 +108,11 @@ export function peekJson(raw: Buffer): unknown {
 export function explainSkew(skew: number, toleranceSeconds: number, signatureValid?: boolean): Explanation {
   const beyond = Math.abs(skew) - toleranceSeconds;
   const signature =
-    signatureValid === true ? "; the signature itself is valid, so the provider did sign it" : signatureValid === false ? "; the signature does not verify either, so it may not come from the provider at all" : "";
+    signatureValid === true
+      ? "; the signature itself is valid, so the provider did sign it"
+      : signatureValid === false
+        ? "; the signature does not verify either, so it may not come from the provider at all"
+        : "";
   const cause =
     skew > 0
       ? `the delivery was held up or replayed, or this server's clock is at least ${beyond} s fast (check NTP)`
@@ -121,7 +133,10 @@ const SIGNATURE_HEADERS: readonly [header: string, provider: Provider, label: st
 export function explainMissingHeader(headers: Headers, own: Provider): Explanation | null {
   for (const [header, provider, label] of SIGNATURE_HEADERS) {
     if (provider !== own && headers.has(header)) {
-      return { hint: "wrong_endpoint", cause: `the delivery carries ${label}: it is a ${provider} webhook sent to the ${own} URL; point it at /api/webhooks/{tenant}/${provider}` };
+      return {
+        hint: "wrong_endpoint",
+        cause: `the delivery carries ${label}: it is a ${provider} webhook sent to the ${own} URL; point it at /api/webhooks/{tenant}/${provider}`,
+      };
     }
   }
   return null;

@@ -5,16 +5,17 @@ import { z } from "zod";
 import { amountProblem, decimalText, isIsoCurrency, toMinorUnits, type MinorUnits } from "@/lib/ledger/money";
 
 /** Integer minor units from a JSON number or a string of digits; never a float. Sign and size unchecked: see amountIn. */
-const integerMinorUnits = z
-  .union([z.number(), z.string()])
-  .transform((v, ctx) => {
-    const text = typeof v === "number" ? (Number.isSafeInteger(v) ? String(v) : "") : v.trim();
-    if (!/^-?\d+$/.test(text)) {
-      ctx.addIssue({ code: "custom", message: `amount must be an integer number of minor units, got ${JSON.stringify(v)}` });
-      return z.NEVER;
-    }
-    return BigInt(text);
-  });
+const integerMinorUnits = z.union([z.number(), z.string()]).transform((v, ctx) => {
+  const text = typeof v === "number" ? (Number.isSafeInteger(v) ? String(v) : "") : v.trim();
+  if (!/^-?\d+$/.test(text)) {
+    ctx.addIssue({
+      code: "custom",
+      message: `amount must be an integer number of minor units, got ${JSON.stringify(v)}`,
+    });
+    return z.NEVER;
+  }
+  return BigInt(text);
+});
 
 /**
  * The one check every parser's amounts pass (lib/ledger/money's amountProblem):
@@ -53,7 +54,10 @@ export const requiredText = z.union([z.string().min(1), z.number()]).transform(S
 export const currencyCode = z.string().transform((v, ctx) => {
   const code = v.toUpperCase();
   if (!/^[A-Z]{3}$/.test(code) || !isIsoCurrency(code)) {
-    ctx.addIssue({ code: "custom", message: `currency must be a three-letter ISO 4217 code, got ${JSON.stringify(v)}` });
+    ctx.addIssue({
+      code: "custom",
+      message: `currency must be a three-letter ISO 4217 code, got ${JSON.stringify(v)}`,
+    });
     return z.NEVER;
   }
   return code;
@@ -63,7 +67,11 @@ export const currencyCode = z.string().transform((v, ctx) => {
  * A major-unit decimal ("10.50") of a currency, exactly in its minor units (JPY 0
  * decimals, KWD 3), with the same sign and size checks as minorUnits.
  */
-export function decimalMinorUnits(decimal: string, currency: string, zero: "allowed" | "refused" = "refused"): MinorUnits {
+export function decimalMinorUnits(
+  decimal: string,
+  currency: string,
+  zero: "allowed" | "refused" = "refused",
+): MinorUnits {
   const r = toMinorUnits(decimal, currency);
   if (!r.ok) return r;
   const problem = amountProblem(r.value, { zero });
@@ -81,7 +89,9 @@ export const timestamp = z.union([z.number(), z.string()]).transform((v, ctx) =>
 });
 
 /** Loose boolean: true/false, "true"/"false". */
-export const looseBoolean = z.union([z.boolean(), z.enum(["true", "false"])]).transform((v) => v === true || v === "true");
+export const looseBoolean = z
+  .union([z.boolean(), z.enum(["true", "false"])])
+  .transform((v) => v === true || v === "true");
 
 /** Parses the body as JSON, or explains why it is not. */
 export function parseJson(rawBody: Buffer): { ok: true; value: unknown } | { ok: false; error: string } {

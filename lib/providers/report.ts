@@ -79,7 +79,8 @@ export function mapperFor(parser: ReportParser, header: string[]): Mapper {
   const map = parser.mapper(columnsOf(parser, header));
   const width = header.length;
   return (row, fields, raw) => {
-    if (fields.length !== width) throw new ReportError(row, null, `has ${fields.length} fields, the header has ${width}`);
+    if (fields.length !== width)
+      throw new ReportError(row, null, `has ${fields.length} fields, the header has ${width}`);
     return map(row, fields, raw);
   };
 }

@@ -88,8 +88,7 @@ export type ConfirmResult =
    * `movement`: the movement as the provider's API states it (amount, currency,
    * account), posted instead of the parsed one; the webhook's copy is only a claim.
    */
-  | { ok: true; movement?: Movement }
-  | { ok: false; reason: ConfirmFailure; message: string };
+  { ok: true; movement?: Movement } | { ok: false; reason: ConfirmFailure; message: string };
 
 export type ConfirmFailure =
   /** The endpoint's settings lack what the API call needs (an API key), or the provider refused them. */
@@ -131,7 +130,6 @@ export interface ProviderAdapter {
   /** How the provider's traffic looks, for the simulator, the day generator and the replay (dev/). */
   readonly simulate: ProviderScript;
 }
-
 
 // What reconciliation compares: the provider's settlement lines, from its API
 // or a report file, against our postings for the same window.

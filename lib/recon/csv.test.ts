@@ -12,7 +12,9 @@ describe("the streaming CSV reader", () => {
   it("reads plain, quoted, escaped and multi-line fields, with CRLF or LF, across chunk boundaries", async () => {
     const text = 'a,b,c\r\n1,"two, with comma","say ""hi"""\n3,"line\nbreak",\r\n\n"x",,z';
     for (const split of [1, 2, 5, text.length]) {
-      const chunks = Array.from({ length: Math.ceil(text.length / split) }, (_, i) => text.slice(i * split, (i + 1) * split));
+      const chunks = Array.from({ length: Math.ceil(text.length / split) }, (_, i) =>
+        text.slice(i * split, (i + 1) * split),
+      );
       expect(await read(...chunks)).toEqual([
         { row: 1, fields: ["a", "b", "c"], raw: "a,b,c" },
         { row: 2, fields: ["1", "two, with comma", 'say "hi"'], raw: '1,"two, with comma","say ""hi"""' },
@@ -51,9 +53,11 @@ describe("the streaming CSV reader", () => {
 const MiB = 1024 * 1024;
 const HEADER = "reference,kind,amount,currency,occurred_at\n";
 const HOSTILE: Record<string, (bytes: number) => Buffer> = {
-  "an unclosed quote at the start": (n) => Buffer.from(HEADER + '"' + "pi_1,payment,1.00,USD,2026-12-01T10:00:00Z\n".repeat(Math.ceil(n / 43))),
+  "an unclosed quote at the start": (n) =>
+    Buffer.from(`${HEADER}"${"pi_1,payment,1.00,USD,2026-12-01T10:00:00Z\n".repeat(Math.ceil(n / 43))}`),
   "a single field as large as the file": (n) => Buffer.from(HEADER + "x".repeat(n)),
-  "a single quoted field as large as the file": (n) => Buffer.from(HEADER + '"' + "y".repeat(n) + '",payment,1,USD,2026-12-01T10:00:00Z\n'),
+  "a single quoted field as large as the file": (n) =>
+    Buffer.from(`${HEADER}"${"y".repeat(n)}",payment,1,USD,2026-12-01T10:00:00Z\n`),
   "millions of tiny rows": (n) => Buffer.from("a\n".repeat(n / 2)),
   "CRLF and LF alternating": (n) => Buffer.from("a,b\r\n1,2\n".repeat(Math.ceil(n / 10))),
   "quoted line breaks on every row": (n) => Buffer.from('"a\nb","c""d"\n'.repeat(Math.ceil(n / 14))),
@@ -61,7 +65,9 @@ const HOSTILE: Record<string, (bytes: number) => Buffer> = {
 
 /** Reads the whole file in 64 KiB chunks (as from disk); the outcome and the time it took. */
 async function readAll(file: Buffer): Promise<{ ms: number; outcome: string }> {
-  const chunks = Array.from({ length: Math.ceil(file.length / 65_536) }, (_, i) => file.subarray(i * 65_536, (i + 1) * 65_536));
+  const chunks = Array.from({ length: Math.ceil(file.length / 65_536) }, (_, i) =>
+    file.subarray(i * 65_536, (i + 1) * 65_536),
+  );
   const started = performance.now();
   let rows = 0;
   let outcome: string;
@@ -93,7 +99,9 @@ describe("hostile report files are refused or read in linear time", () => {
 
   it("a 5 MiB file with an unclosed quote or one huge field is refused naming the row and column", async () => {
     const unclosed = await readAll(HOSTILE["an unclosed quote at the start"]!(5 * MiB));
-    expect(unclosed.outcome).toBe(`row 2, column 1: the record is longer than ${MAX_RECORD_CHARS} characters (an unclosed quote, or not a settlement report)`);
+    expect(unclosed.outcome).toBe(
+      `row 2, column 1: the record is longer than ${MAX_RECORD_CHARS} characters (an unclosed quote, or not a settlement report)`,
+    );
     const field = await readAll(HOSTILE["a single field as large as the file"]!(5 * MiB));
     expect(field.outcome).toMatch(/^row 2, column 1: the record is longer than/);
     expect((await readAll(Buffer.from("\ufeffa,b\n1,2\n"))).outcome).toBe("2 rows");

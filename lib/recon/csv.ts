@@ -21,7 +21,11 @@ export type CsvRecord = {
 };
 
 export class CsvSyntaxError extends Error {
-  constructor(readonly row: number, readonly column: number | null, message: string) {
+  constructor(
+    readonly row: number,
+    readonly column: number | null,
+    message: string,
+  ) {
     super(`row ${row}${column === null ? "" : `, column ${column}`}: ${message}`);
   }
 }

@@ -22,16 +22,36 @@ let report: DeliveryReport;
 let window: { from: Date; to: Date };
 const dir = mkdtempSync(path.join(os.tmpdir(), "tally-recon-"));
 
-async function recon(source: Parameters<typeof runReconciliation>[0]["source"] = { kind: "api" }, w: typeof window | undefined = window): Promise<ReconSummary> {
-  const r = await runReconciliation({ tenantId: tenant.id, provider: "stripe", window: w, source, actor: SYSTEM_ACTOR });
+async function recon(
+  source: Parameters<typeof runReconciliation>[0]["source"] = { kind: "api" },
+  w: typeof window | undefined = window,
+): Promise<ReconSummary> {
+  const r = await runReconciliation({
+    tenantId: tenant.id,
+    provider: "stripe",
+    window: w,
+    source,
+    actor: SYSTEM_ACTOR,
+  });
   if (!r.ok) throw new Error(r.message);
   return r.value;
 }
 
 /** The ledger as a comparable value: postings by reference, balances by account code. */
 async function ledger() {
-  const postings = await prisma.posting.findMany({ where: { tenantId: tenant.id }, select: { providerReference: true, kind: true, entries: { select: { amount: true, currency: true, account: { select: { code: true } } } } }, orderBy: { providerReference: "asc" } });
-  const balances = await prisma.balance.findMany({ where: { account: { tenantId: tenant.id } }, select: { amount: true, currency: true, account: { select: { code: true } } } });
+  const postings = await prisma.posting.findMany({
+    where: { tenantId: tenant.id },
+    select: {
+      providerReference: true,
+      kind: true,
+      entries: { select: { amount: true, currency: true, account: { select: { code: true } } } },
+    },
+    orderBy: { providerReference: "asc" },
+  });
+  const balances = await prisma.balance.findMany({
+    where: { account: { tenantId: tenant.id } },
+    select: { amount: true, currency: true, account: { select: { code: true } } },
+  });
   return { postings, balances: balances.map((b) => `${b.account.code}|${b.currency}|${b.amount}`).sort() };
 }
 
@@ -40,9 +60,20 @@ beforeAll(async () => {
   // The day straddles now, so the webhooks delivered now fall inside its window.
   const dayStart = Math.floor((Date.now() - 12 * HOUR) / 1000);
   window = { from: new Date(dayStart * 1000), to: new Date((dayStart + 86_400) * 1000) };
-  day = generateDay({ seed: 4242, events: 400, tenants: [tenant.slug], providers: ["stripe"], dayStart, dropRate: 0.05, retryRate: 0.2 });
+  day = generateDay({
+    seed: 4242,
+    events: 400,
+    tenants: [tenant.slug],
+    providers: ["stripe"],
+    dayStart,
+    dropRate: 0.05,
+    retryRate: 0.2,
+  });
   sim = await startSimulator({ day, tenant: tenant.slug });
-  await prisma.providerEndpoint.update({ where: { tenantId_provider: { tenantId: tenant.id, provider: "stripe" } }, data: { settings: { apiKey: sim.apiKey, apiBaseUrl: sim.url } } });
+  await prisma.providerEndpoint.update({
+    where: { tenantId_provider: { tenantId: tenant.id, provider: "stripe" } },
+    data: { settings: { apiKey: sim.apiKey, apiBaseUrl: sim.url } },
+  });
   route = await startRouteServer();
   report = await sim.deliver(route.url, { stripe: tenant.stripeSecret, standard: tenant.standardSecret });
   await drain();
@@ -72,29 +103,48 @@ describe("daily reconciliation against the provider simulator", () => {
     });
     await drain();
     const after = await ledger();
-    for (const m of sim.movements) expect(after.postings.filter((p) => p.providerReference === m.reference)).toHaveLength(1);
-    const expected = [...expectedBalances(sim.movements)].map(([k, v]) => k.replace(`${tenant.slug}|`, "") + `|${v}`).sort();
+    for (const m of sim.movements)
+      expect(after.postings.filter((p) => p.providerReference === m.reference)).toHaveLength(1);
+    const expected = [...expectedBalances(sim.movements)]
+      .map(([k, v]) => `${k.replace(`${tenant.slug}|`, "")}|${v}`)
+      .sort();
     expect(after.balances.filter((b) => b.startsWith("customer:"))).toEqual(expected);
-    const fetched = await prisma.reconDiscrepancy.findMany({ where: { tenantId: tenant.id, bucket: "THEIRS_NOT_OURS" }, include: { case: true } });
+    const fetched = await prisma.reconDiscrepancy.findMany({
+      where: { tenantId: tenant.id, bucket: "THEIRS_NOT_OURS" },
+      include: { case: true },
+    });
     expect(fetched.map((d) => d.reference).sort()).toEqual([...report.dropped].sort());
     for (const d of fetched) {
       expect(d).toMatchObject({ state: "FETCHED", case: null });
-      expect(await prisma.rawEvent.findUniqueOrThrow({ where: { id: d.rawEventId! } })).toMatchObject({ source: "RECONCILIATION", status: "DONE" });
+      expect(await prisma.rawEvent.findUniqueOrThrow({ where: { id: d.rawEventId! } })).toMatchObject({
+        source: "RECONCILIATION",
+        status: "DONE",
+      });
     }
     expect(await ledgerViolations()).toEqual([]);
   });
 
   it("re-running the window duplicates nothing and marks the fetched items resolved", async () => {
     const again = await recon();
-    expect(again).toMatchObject({ matched: sim.movements.length, theirsNotOurs: 0, newDiscrepancies: 0, casesOpened: 0, resolvedOnRecheck: first.theirsNotOurs });
+    expect(again).toMatchObject({
+      matched: sim.movements.length,
+      theirsNotOurs: 0,
+      newDiscrepancies: 0,
+      casesOpened: 0,
+      resolvedOnRecheck: first.theirsNotOurs,
+    });
     expect(await prisma.reconDiscrepancy.count({ where: { tenantId: tenant.id } })).toBe(first.theirsNotOurs);
-    expect(await prisma.reconDiscrepancy.count({ where: { tenantId: tenant.id, state: "RESOLVED" } })).toBe(first.theirsNotOurs);
+    expect(await prisma.reconDiscrepancy.count({ where: { tenantId: tenant.id, state: "RESOLVED" } })).toBe(
+      first.theirsNotOurs,
+    );
   });
 
   it("a late real webhook for an item already fetched by reconciliation posts nothing", async () => {
     const before = await ledger();
     const late = report.dropped[0]!;
-    expect(await sim.redeliver(route.url, { stripe: tenant.stripeSecret, standard: tenant.standardSecret }, late)).toBe(200);
+    expect(await sim.redeliver(route.url, { stripe: tenant.stripeSecret, standard: tenant.standardSecret }, late)).toBe(
+      200,
+    );
     await drain();
     expect(await ledger()).toEqual(before);
     const raws = await prisma.rawEvent.findMany({ where: { tenantId: tenant.id }, orderBy: { id: "desc" }, take: 1 });
@@ -113,7 +163,11 @@ describe("daily reconciliation against the provider simulator", () => {
     expect(r2).toMatchObject({ oursNotTheirs: 1, casesOpened: 0, newDiscrepancies: 0 });
     const cases = await prisma.case.findMany({ where: { tenantId: tenant.id }, include: { discrepancy: true } });
     expect(cases).toHaveLength(1);
-    expect(cases[0]).toMatchObject({ kind: "OURS_NOT_THEIRS", status: "OPEN", discrepancy: { reference: "pi_phantom_not_at_stripe", ourAmount: 7777n, theirAmount: null } });
+    expect(cases[0]).toMatchObject({
+      kind: "OURS_NOT_THEIRS",
+      status: "OPEN",
+      discrepancy: { reference: "pi_phantom_not_at_stripe", ourAmount: 7777n, theirAmount: null },
+    });
     expect(await ledger()).toEqual(before);
   });
 
@@ -121,39 +175,89 @@ describe("daily reconciliation against the provider simulator", () => {
     const rows = [
       "balance_transaction_id,created_utc,available_on_utc,currency,gross,fee,net,reporting_category,source_id,description,payment_intent_id,charge_id,refund_id",
       ...sim.movements.map((m, i) => {
-        const major = (n: number) => (m.currency === "JPY" ? String(n) : m.currency === "KWD" ? (n / 1000).toFixed(3) : (n / 100).toFixed(2));
+        const major = (n: number) =>
+          m.currency === "JPY" ? String(n) : m.currency === "KWD" ? (n / 1000).toFixed(3) : (n / 100).toFixed(2);
         const gross = m.kind === "PAYMENT" ? major(m.amount) : `-${major(m.amount)}`;
         const at = new Date(m.created * 1000).toISOString().replace("T", " ").slice(0, 19);
-        return [`txn_${i}`, at, at, m.currency.toLowerCase(), gross, "0.00", gross, m.kind === "PAYMENT" ? "charge" : "refund", m.kind === "PAYMENT" ? m.chargeId : m.reference, `"Payment, ""${m.reference}"""`, m.kind === "PAYMENT" ? m.reference : "", m.chargeId ?? "", m.kind === "REFUND" ? m.reference : ""].join(",");
+        return [
+          `txn_${i}`,
+          at,
+          at,
+          m.currency.toLowerCase(),
+          gross,
+          "0.00",
+          gross,
+          m.kind === "PAYMENT" ? "charge" : "refund",
+          m.kind === "PAYMENT" ? m.chargeId : m.reference,
+          `"Payment, ""${m.reference}"""`,
+          m.kind === "PAYMENT" ? m.reference : "",
+          m.chargeId ?? "",
+          m.kind === "REFUND" ? m.reference : "",
+        ].join(",");
       }),
       `txn_payout,${new Date(window.from.getTime() + HOUR).toISOString().replace("T", " ").slice(0, 19)},,usd,-100.00,0.00,-100.00,payout,po_1,Payout,,,`,
     ];
     const file = path.join(dir, "itemized.csv");
-    writeFileSync(file, rows.join("\r\n") + "\r\n");
+    writeFileSync(file, `${rows.join("\r\n")}\r\n`);
     const r = await recon({ kind: "csv", file });
-    expect(r).toMatchObject({ compared: sim.movements.length + 1, matched: sim.movements.length, oursNotTheirs: 1, theirsNotOurs: 0, mismatched: 0 });
+    expect(r).toMatchObject({
+      compared: sim.movements.length + 1,
+      matched: sim.movements.length,
+      oursNotTheirs: 1,
+      theirsNotOurs: 0,
+      mismatched: 0,
+    });
     const run = await prisma.reconRun.findUniqueOrThrow({ where: { id: r.runId } });
     expect(run).toMatchObject({ source: "CSV", sourceName: "itemized.csv", status: "DONE" });
   });
 
   describe("refuses a malformed report whole, naming row and column, importing nothing", () => {
-    const header = "balance_transaction_id,created_utc,currency,gross,fee,net,reporting_category,source_id,payment_intent_id";
+    const header =
+      "balance_transaction_id,created_utc,currency,gross,fee,net,reporting_category,source_id,payment_intent_id";
     const good = "txn_1,2026-12-01 10:00:00,usd,10.00,0.59,9.41,charge,ch_1,pi_1";
     const cases: [string, string[], string][] = [
-      ["missing column", ["balance_transaction_id,created_utc,currency,fee,net,reporting_category,source_id,payment_intent_id", "txn_1,2026-12-01 10:00:00,usd,0.59,9.41,charge,ch_1,pi_1"], 'row 1, column "gross": missing column "gross"'],
-      ["bad amount", [header, good, "txn_2,2026-12-01 11:00:00,usd,12.5x,0,0,charge,ch_2,pi_2"], 'row 3, column "gross": amount must be a decimal number like "10.50", got "12.5x"'],
-      ["too many decimals", [header, good, "txn_2,2026-12-01 11:00:00,usd,12.505,0,0,charge,ch_2,pi_2"], 'row 3, column "gross": 12.505 USD has more than 2 decimal places'],
-      ["bad date", [header, good, good, "txn_3,01/12/2026,usd,1.00,0,1.00,charge,ch_3,pi_3"], 'row 4, column "created_utc": not a date and time: "01/12/2026"'],
+      [
+        "missing column",
+        [
+          "balance_transaction_id,created_utc,currency,fee,net,reporting_category,source_id,payment_intent_id",
+          "txn_1,2026-12-01 10:00:00,usd,0.59,9.41,charge,ch_1,pi_1",
+        ],
+        'row 1, column "gross": missing column "gross"',
+      ],
+      [
+        "bad amount",
+        [header, good, "txn_2,2026-12-01 11:00:00,usd,12.5x,0,0,charge,ch_2,pi_2"],
+        'row 3, column "gross": amount must be a decimal number like "10.50", got "12.5x"',
+      ],
+      [
+        "too many decimals",
+        [header, good, "txn_2,2026-12-01 11:00:00,usd,12.505,0,0,charge,ch_2,pi_2"],
+        'row 3, column "gross": 12.505 USD has more than 2 decimal places',
+      ],
+      [
+        "bad date",
+        [header, good, good, "txn_3,01/12/2026,usd,1.00,0,1.00,charge,ch_3,pi_3"],
+        'row 4, column "created_utc": not a date and time: "01/12/2026"',
+      ],
       ["short row", [header, good, "txn_2,2026-12-01 11:00:00,usd"], "row 3: has 3 fields, the header has 9"],
-      ["unclosed quote", [header, good, 'txn_2,"2026-12-01 11:00:00,usd,1.00,0,1.00,charge,ch_2,pi_2'], "a quoted field is never closed"],
+      [
+        "unclosed quote",
+        [header, good, 'txn_2,"2026-12-01 11:00:00,usd,1.00,0,1.00,charge,ch_2,pi_2'],
+        "a quoted field is never closed",
+      ],
     ];
     for (const [name, lines, message] of cases) {
       it(name, async () => {
         const file = path.join(dir, `${name.replace(/\W/g, "-")}.csv`);
-        writeFileSync(file, lines.join("\n") + "\n");
+        writeFileSync(file, `${lines.join("\n")}\n`);
         const discrepancies = await prisma.reconDiscrepancy.count();
         const days = await prisma.reconDayStat.count();
-        const r = await runReconciliation({ tenantId: tenant.id, provider: "stripe", source: { kind: "csv", file }, actor: SYSTEM_ACTOR });
+        const r = await runReconciliation({
+          tenantId: tenant.id,
+          provider: "stripe",
+          source: { kind: "csv", file },
+          actor: SYSTEM_ACTOR,
+        });
         expect(r).toMatchObject({ ok: false, reason: "malformed_report" });
         expect(!r.ok && r.message).toContain(message);
         expect(await prisma.reconDiscrepancy.count()).toBe(discrepancies);
@@ -172,18 +276,35 @@ describe("the webhook-silence check", () => {
     const w = { from: new Date(dayStart * 1000), to: new Date((dayStart + 86_400) * 1000) };
     const silentDay = generateDay({ seed: 7, events: 40, tenants: [quiet.slug], providers: ["stripe"], dayStart });
     const quietSim = await startSimulator({ day: silentDay, tenant: quiet.slug });
-    await prisma.providerEndpoint.update({ where: { tenantId_provider: { tenantId: quiet.id, provider: "stripe" } }, data: { settings: { apiKey: quietSim.apiKey, apiBaseUrl: quietSim.url } } });
+    await prisma.providerEndpoint.update({
+      where: { tenantId_provider: { tenantId: quiet.id, provider: "stripe" } },
+      data: { settings: { apiKey: quietSim.apiKey, apiBaseUrl: quietSim.url } },
+    });
     try {
       // Nothing delivered at all: an endpoint misconfigured at the provider.
-      const r = await runReconciliation({ tenantId: quiet.id, provider: "stripe", window: w, source: { kind: "api" }, actor: SYSTEM_ACTOR });
+      const r = await runReconciliation({
+        tenantId: quiet.id,
+        provider: "stripe",
+        window: w,
+        source: { kind: "api" },
+        actor: SYSTEM_ACTOR,
+      });
       expect(r.ok && r.value.silence).toMatchObject({ webhooksReceived: 0, alert: true });
-      const alert = await prisma.alert.findFirstOrThrow({ where: { tenantId: quiet.id, kind: "webhook_silence", clearedAt: null } });
+      const alert = await prisma.alert.findFirstOrThrow({
+        where: { tenantId: quiet.id, kind: "webhook_silence", clearedAt: null },
+      });
       expect(alert.message).toMatch(/stripe settled \d+ payments and refunds .* but Tally received 0 webhooks/);
       // The fetched events are not webhooks: the silence remains until deliveries resume.
       const route2 = await startRouteServer();
       await quietSim.deliver(route2.url, { stripe: quiet.stripeSecret, standard: quiet.standardSecret });
       await route2.close();
-      const again = await runReconciliation({ tenantId: quiet.id, provider: "stripe", window: w, source: { kind: "api" }, actor: SYSTEM_ACTOR });
+      const again = await runReconciliation({
+        tenantId: quiet.id,
+        provider: "stripe",
+        window: w,
+        source: { kind: "api" },
+        actor: SYSTEM_ACTOR,
+      });
       expect(again.ok && again.value.silence.alert).toBe(false);
       expect(await prisma.alert.count({ where: { tenantId: quiet.id, clearedAt: null } })).toBe(0);
     } finally {

@@ -63,18 +63,27 @@ export type ReconSummary = {
 };
 
 class Refused extends Error {
-  constructor(readonly reason: Reason, message: string) {
+  constructor(
+    readonly reason: Reason,
+    message: string,
+  ) {
     super(message);
   }
 }
 
 /** COPY text format: backslash, tab and line breaks escaped. */
-const copyText = (v: string) => v.replace(/\\/g, "\\\\").replace(/\t/g, "\\t").replace(/\n/g, "\\n").replace(/\r/g, "\\r");
+const copyText = (v: string) =>
+  v.replace(/\\/g, "\\\\").replace(/\t/g, "\\t").replace(/\n/g, "\\n").replace(/\r/g, "\\r");
 
 type Loaded = { money: number; outside: number; header: string[] | null; format: string; span: Window | null };
 
 /** Streams settlement lines into recon_lines without holding them: COPY with back-pressure. */
-async function loadLines(client: PoolClient, lines: AsyncIterable<SettlementLine>, window: Window | undefined, meta: { header: string[] | null; format: string }): Promise<Loaded> {
+async function loadLines(
+  client: PoolClient,
+  lines: AsyncIterable<SettlementLine>,
+  window: Window | undefined,
+  meta: { header: string[] | null; format: string },
+): Promise<Loaded> {
   const loaded: Loaded = { money: 0, outside: 0, header: meta.header, format: meta.format, span: null };
   let min = Infinity;
   let max = -Infinity;
@@ -104,18 +113,33 @@ async function loadLines(client: PoolClient, lines: AsyncIterable<SettlementLine
       yield `${line.row}\t${copyText(line.reference)}\t${line.kind}\t${line.amount}\t${line.currency}\t${line.occurredAt.toISOString()}\t${copyText(line.raw)}\t${line.notReconciled === undefined ? "\\N" : copyText(line.notReconciled)}\n`;
     }
   }
-  const copy = client.query(copyFrom("COPY recon_lines (row_no, reference, kind, amount, currency, occurred_at, raw, not_reconciled) FROM STDIN"));
+  const copy = client.query(
+    copyFrom(
+      "COPY recon_lines (row_no, reference, kind, amount, currency, occurred_at, raw, not_reconciled) FROM STDIN",
+    ),
+  );
   await pipeline(Readable.from(chunks()), copy);
   if (Number.isFinite(min)) loaded.span = { from: new Date(min), to: new Date(max + 1) };
   return loaded;
 }
 
-async function* csvLines(file: string, forced: string | undefined, meta: { header: string[] | null; format: string }): AsyncGenerator<SettlementLine> {
+async function* csvLines(
+  file: string,
+  forced: string | undefined,
+  meta: { header: string[] | null; format: string },
+): AsyncGenerator<SettlementLine> {
   let map: ((row: number, fields: string[], raw: string) => SettlementLine) | null = null;
   for await (const record of readCsv(createReadStream(file))) {
     if (!map) {
       const parser = forced !== undefined ? reportParserFor(forced) : detectReport(record.fields);
-      if (!parser) throw new ReportError(1, null, forced !== undefined ? `unknown report format "${forced}"` : `unrecognised report: expected ${describeFormats()}`);
+      if (!parser)
+        throw new ReportError(
+          1,
+          null,
+          forced !== undefined
+            ? `unknown report format "${forced}"`
+            : `unrecognised report: expected ${describeFormats()}`,
+        );
       meta.header = record.fields.map((f) => f.trim());
       meta.format = parser.format;
       map = mapperFor(parser, record.fields);
@@ -129,15 +153,32 @@ async function* csvLines(file: string, forced: string | undefined, meta: { heade
 /** Runs one reconciliation; a malformed report is refused whole, with its row and column, importing nothing. */
 export async function runReconciliation(input: ReconInput): Promise<DomainResult<ReconSummary>> {
   const started = Date.now();
-  const c = config();
-  const endpoint = await prisma.providerEndpoint.findUnique({ where: { tenantId_provider: { tenantId: input.tenantId, provider: input.provider } } });
-  const context: EndpointContext = { tenantId: input.tenantId, provider: input.provider, settings: openSettings((endpoint?.settings ?? {}) as Record<string, unknown>) };
+  const _c = config();
+  const endpoint = await prisma.providerEndpoint.findUnique({
+    where: { tenantId_provider: { tenantId: input.tenantId, provider: input.provider } },
+  });
+  const context: EndpointContext = {
+    tenantId: input.tenantId,
+    provider: input.provider,
+    settings: openSettings((endpoint?.settings ?? {}) as Record<string, unknown>),
+  };
   const source: SettlementSource | null = settlementSourceFor(input.provider);
   if (input.source.kind === "api") {
-    if (!source) return { ok: false, reason: "no_settlement_api", message: `Tally has no settlement API for ${input.provider}; import its settlement report with --file` };
-    if (!input.window) return { ok: false, reason: "no_window", message: "A run against the provider's API needs a window (--date or --from/--to)" };
+    if (!source)
+      return {
+        ok: false,
+        reason: "no_settlement_api",
+        message: `Tally has no settlement API for ${input.provider}; import its settlement report with --file`,
+      };
+    if (!input.window)
+      return {
+        ok: false,
+        reason: "no_window",
+        message: "A run against the provider's API needs a window (--date or --from/--to)",
+      };
   }
-  if (input.window && input.window.from >= input.window.to) return { ok: false, reason: "bad_window", message: "The window's start must be before its end" };
+  if (input.window && input.window.from >= input.window.to)
+    return { ok: false, reason: "bad_window", message: "The window's start must be before its end" };
 
   let run;
   try {
@@ -156,7 +197,12 @@ export async function runReconciliation(input: ReconInput): Promise<DomainResult
       },
     });
   } catch (error) {
-    if ((error as { code?: string }).code === "P2002") return { ok: false, reason: "already_ran", message: "This scheduled run has already been started by another replica" };
+    if ((error as { code?: string }).code === "P2002")
+      return {
+        ok: false,
+        reason: "already_ran",
+        message: "This scheduled run has already been started by another replica",
+      };
     throw error;
   }
 
@@ -165,9 +211,14 @@ export async function runReconciliation(input: ReconInput): Promise<DomainResult
   let loadMs = 0;
   try {
     await client.query("BEGIN");
-    await client.query(`CREATE TEMP TABLE recon_lines (row_no int, reference text, kind text, amount bigint, currency text, occurred_at timestamptz, raw text, not_reconciled text) ON COMMIT DROP`);
+    await client.query(
+      `CREATE TEMP TABLE recon_lines (row_no int, reference text, kind text, amount bigint, currency text, occurred_at timestamptz, raw text, not_reconciled text) ON COMMIT DROP`,
+    );
     const meta = { header: null as string[] | null, format: "api" };
-    const lines = input.source.kind === "api" ? source!.lines(context, input.window!) : csvLines(input.source.file, input.source.format, meta);
+    const lines =
+      input.source.kind === "api"
+        ? source!.lines(context, input.window!)
+        : csvLines(input.source.file, input.source.format, meta);
     const loadStarted = Date.now();
     const loaded = await loadLines(client, lines, input.window, meta);
     loadMs = Date.now() - loadStarted;
@@ -181,8 +232,21 @@ export async function runReconciliation(input: ReconInput): Promise<DomainResult
     summary.phasesMs = { load: loadMs, compare: Date.now() - compareStarted, fetch: 0 };
   } catch (error) {
     await client.query("ROLLBACK").catch(() => undefined);
-    const refused = error instanceof ReportError || error instanceof CsvSyntaxError ? new Refused("malformed_report", `Report refused, nothing imported: ${error.message}`) : error instanceof Refused ? error : null;
-    await prisma.reconRun.update({ where: { id: run.id }, data: { status: "FAILED", error: refused?.message ?? String(error), finishedAt: new Date(), durationMs: Date.now() - started } });
+    const refused =
+      error instanceof ReportError || error instanceof CsvSyntaxError
+        ? new Refused("malformed_report", `Report refused, nothing imported: ${error.message}`)
+        : error instanceof Refused
+          ? error
+          : null;
+    await prisma.reconRun.update({
+      where: { id: run.id },
+      data: {
+        status: "FAILED",
+        error: refused?.message ?? String(error),
+        finishedAt: new Date(),
+        durationMs: Date.now() - started,
+      },
+    });
     if (refused) return { ok: false, reason: refused.reason, message: refused.message };
     throw error;
   } finally {
@@ -196,15 +260,40 @@ export async function runReconciliation(input: ReconInput): Promise<DomainResult
   summary.durationMs = Date.now() - started;
   await prisma.reconRun.update({ where: { id: run.id }, data: { durationMs: summary.durationMs } });
   await prisma.$transaction((tx) =>
-    recordAudit(tx, { actor: input.actor, action: "recon.run", subjectType: "recon_run", subjectId: String(run.id), tenantId: input.tenantId, details: { provider: input.provider, from: summary.window.from, to: summary.window.to, source: input.source.kind, matched: summary.matched, theirsNotOurs: summary.theirsNotOurs, oursNotTheirs: summary.oursNotTheirs, mismatched: summary.mismatched, notReconciled: summary.notReconciled } }),
+    recordAudit(tx, {
+      actor: input.actor,
+      action: "recon.run",
+      subjectType: "recon_run",
+      subjectId: String(run.id),
+      tenantId: input.tenantId,
+      details: {
+        provider: input.provider,
+        from: summary.window.from,
+        to: summary.window.to,
+        source: input.source.kind,
+        matched: summary.matched,
+        theirsNotOurs: summary.theirsNotOurs,
+        oursNotTheirs: summary.oursNotTheirs,
+        mismatched: summary.mismatched,
+        notReconciled: summary.notReconciled,
+      },
+    }),
   );
   return { ok: true, value: summary };
 }
 
-async function compare(client: PoolClient, input: ReconInput, runId: bigint, window: Window, loaded: Loaded, started: number): Promise<ReconSummary> {
+async function compare(
+  client: PoolClient,
+  input: ReconInput,
+  runId: bigint,
+  window: Window,
+  loaded: Loaded,
+  started: number,
+): Promise<ReconSummary> {
   const { tenantId, provider } = input;
   const margin = config().TALLY_RECON_TIMING_MARGIN_MS;
-  const q = <T extends Record<string, unknown> = Record<string, unknown>>(sql: string, params: unknown[] = []) => client.query<T>(sql, params).then((r) => r);
+  const q = <T extends Record<string, unknown> = Record<string, unknown>>(sql: string, params: unknown[] = []) =>
+    client.query<T>(sql, params).then((r) => r);
 
   await q(`CREATE TEMP TABLE recon_theirs ON COMMIT DROP AS
     SELECT reference, sum(amount)::bigint AS amount, min(currency) AS currency, min(currency) = max(currency) AS one_currency, min(occurred_at) AS occurred_at, min(row_no) AS row_no
@@ -215,7 +304,8 @@ async function compare(client: PoolClient, input: ReconInput, runId: bigint, win
   // Ours: every posting of a reference in the window or in their report, whenever it was
   // posted, netted (a correction reversing a payment leaves zero). Signed like theirs:
   // the clearing leg is +amount for a payment, -amount for a refund.
-  await q(`CREATE TEMP TABLE recon_ours ON COMMIT DROP AS
+  await q(
+    `CREATE TEMP TABLE recon_ours ON COMMIT DROP AS
     WITH refs AS (
       SELECT provider_reference AS reference FROM postings
       WHERE tenant_id = $1 AND provider = $2::"Provider" AND kind IN ('PAYMENT', 'REFUND') AND occurred_at >= $3 AND occurred_at < $4
@@ -226,8 +316,11 @@ async function compare(client: PoolClient, input: ReconInput, runId: bigint, win
     JOIN ledger_entries e ON e.posting_id = p.id
     JOIN accounts a ON a.id = e.account_id AND a.kind = 'PROVIDER_CLEARING'
     WHERE p.tenant_id = $1 AND p.provider = $2::"Provider" AND p.provider_reference IN (SELECT reference FROM refs)
-    GROUP BY p.provider_reference`, [tenantId, provider, window.from, window.to]);
-  await q(`CREATE TEMP TABLE recon_result ON COMMIT DROP AS
+    GROUP BY p.provider_reference`,
+    [tenantId, provider, window.from, window.to],
+  );
+  await q(
+    `CREATE TEMP TABLE recon_result ON COMMIT DROP AS
     SELECT coalesce(t.reference, o.reference) AS reference,
       CASE WHEN o.reference IS NULL THEN 'THEIRS_NOT_OURS'
            WHEN t.reference IS NULL THEN 'OURS_NOT_THEIRS'
@@ -239,10 +332,13 @@ async function compare(client: PoolClient, input: ReconInput, runId: bigint, win
       (t.reference IS NULL AND (o.occurred_at >= $2::timestamptz - $3 * interval '1 millisecond' OR o.occurred_at < $1::timestamptz + $3 * interval '1 millisecond')) AS possible_timing
     FROM recon_theirs t FULL JOIN recon_ours o ON o.reference = t.reference
     -- Fully reversed by a correction and absent from their report: nothing left to compare.
-    WHERE NOT (t.reference IS NULL AND o.amount = 0)`, [window.from, window.to, margin]);
+    WHERE NOT (t.reference IS NULL AND o.amount = 0)`,
+    [window.from, window.to, margin],
+  );
   await q(`ANALYZE recon_result`);
 
-  const upserted = await q<{ id: string; bucket: string; inserted: boolean }>(`
+  const upserted = await q<{ id: string; bucket: string; inserted: boolean }>(
+    `
     WITH up AS (
       INSERT INTO recon_discrepancies AS d (tenant_id, provider, reference, bucket, day, possible_timing, their_amount, their_currency, their_line, our_amount, our_currency, posting_id, first_run_id, last_run_id)
       SELECT $1, $2::"Provider", r.reference, r.bucket::"DiscrepancyBucket", r.day, r.possible_timing, r.their_amount, r.their_currency,
@@ -256,67 +352,121 @@ async function compare(client: PoolClient, input: ReconInput, runId: bigint, win
         our_amount = EXCLUDED.our_amount, our_currency = EXCLUDED.our_currency, posting_id = coalesce(EXCLUDED.posting_id, d.posting_id)
       RETURNING d.id, d.bucket::text, (xmax = 0) AS inserted),
     items AS (INSERT INTO recon_run_items (run_id, discrepancy_id) SELECT $3, id FROM up ON CONFLICT DO NOTHING)
-    SELECT id::text, bucket, inserted FROM up`, [tenantId, provider, runId, loaded.format, JSON.stringify(loaded.header)]);
+    SELECT id::text, bucket, inserted FROM up`,
+    [tenantId, provider, runId, loaded.format, JSON.stringify(loaded.header)],
+  );
 
   // Only a person decides ours-not-theirs and mismatches; a case resolved earlier stays resolved.
-  const cases = await q<{ id: string }>(`
+  const cases = await q<{ id: string }>(
+    `
     INSERT INTO cases (tenant_id, discrepancy_id, kind)
     SELECT d.tenant_id, d.id, d.bucket::text::"CaseKind" FROM recon_discrepancies d
     WHERE d.id = ANY($1::bigint[]) AND d.bucket IN ('OURS_NOT_THEIRS', 'MISMATCH') AND d.state <> 'RESOLVED'
-    ON CONFLICT (discrepancy_id) DO NOTHING RETURNING id::text`, [upserted.rows.map((r) => r.id)]);
+    ON CONFLICT (discrepancy_id) DO NOTHING RETURNING id::text`,
+    [upserted.rows.map((r) => r.id)],
+  );
   // Timing re-check: a case approved as "timing" waits for the next run that covers it;
   // if that run still finds the discrepancy, it is a case again (a match closes it below).
-  const reopened = await q<{ id: string; discrepancy_id: string }>(`
+  const reopened = await q<{ id: string; discrepancy_id: string }>(
+    `
     UPDATE cases c SET status = 'OPEN', waiting_since = NULL, resolution = NULL
     FROM recon_runs r WHERE r.id = $2 AND c.discrepancy_id = ANY($1::bigint[]) AND c.status = 'WAITING' AND c.waiting_since < r.started_at
-    RETURNING c.id::text, c.discrepancy_id::text`, [upserted.rows.map((r) => r.id), runId]);
+    RETURNING c.id::text, c.discrepancy_id::text`,
+    [upserted.rows.map((r) => r.id), runId],
+  );
   for (const c of reopened.rows) {
-    await q(`INSERT INTO audit_log (actor_type, actor_label, tenant_id, action, subject_type, subject_id, reason, details) VALUES ('SYSTEM', $1, $2, 'case.reopen', 'case', $3, $4, $5)`, [
-      SYSTEM_ACTOR.label, tenantId, c.id, `timing re-check: reconciliation run ${runId} still finds the discrepancy`, JSON.stringify({ discrepancyId: c.discrepancy_id, runId: String(runId) }),
-    ]);
+    await q(
+      `INSERT INTO audit_log (actor_type, actor_label, tenant_id, action, subject_type, subject_id, reason, details) VALUES ('SYSTEM', $1, $2, 'case.reopen', 'case', $3, $4, $5)`,
+      [
+        SYSTEM_ACTOR.label,
+        tenantId,
+        c.id,
+        `timing re-check: reconciliation run ${runId} still finds the discrepancy`,
+        JSON.stringify({ discrepancyId: c.discrepancy_id, runId: String(runId) }),
+      ],
+    );
   }
 
   // Re-check: what an earlier run flagged and this one matches is no longer a discrepancy.
-  const rechecked = await q<{ id: string; bucket: string; reference: string }>(`
+  const rechecked = await q<{ id: string; bucket: string; reference: string }>(
+    `
     UPDATE recon_discrepancies d SET state = 'RESOLVED', resolved_at = now(), last_run_id = $3::bigint,
       note = CASE d.bucket WHEN 'THEIRS_NOT_OURS' THEN 'posted; matched by run ' || $3::text ELSE 'matched on re-check by run ' || $3::text END
     FROM recon_result r
     WHERE d.tenant_id = $1 AND d.provider = $2::"Provider" AND d.reference = r.reference AND r.bucket = 'MATCHED' AND d.state <> 'RESOLVED'
-    RETURNING d.id::text, d.bucket::text, d.reference`, [tenantId, provider, runId]);
-  const closed = await q<{ id: string; discrepancy_id: string }>(`
+    RETURNING d.id::text, d.bucket::text, d.reference`,
+    [tenantId, provider, runId],
+  );
+  const closed = await q<{ id: string; discrepancy_id: string }>(
+    `
     UPDATE cases SET status = 'RESOLVED', closed_at = now(), waiting_since = NULL, resolution = 'matched on re-check by run ' || $2::text
-    WHERE discrepancy_id = ANY($1::bigint[]) AND status <> 'RESOLVED' RETURNING id::text, discrepancy_id::text`, [rechecked.rows.map((r) => r.id), runId]);
+    WHERE discrepancy_id = ANY($1::bigint[]) AND status <> 'RESOLVED' RETURNING id::text, discrepancy_id::text`,
+    [rechecked.rows.map((r) => r.id), runId],
+  );
   // A proposal still waiting for approval has nothing left to decide.
-  await q(`UPDATE case_proposals SET status = 'SUPERSEDED', decided_at = now() WHERE case_id = ANY($1::bigint[]) AND status = 'PENDING'`, [closed.rows.map((c) => c.id)]);
+  await q(
+    `UPDATE case_proposals SET status = 'SUPERSEDED', decided_at = now() WHERE case_id = ANY($1::bigint[]) AND status = 'PENDING'`,
+    [closed.rows.map((c) => c.id)],
+  );
   for (const c of closed.rows) {
-    await q(`INSERT INTO audit_log (actor_type, actor_label, tenant_id, action, subject_type, subject_id, reason, details) VALUES ('SYSTEM', $1, $2, 'case.close', 'case', $3, $4, $5)`, [
-      SYSTEM_ACTOR.label, tenantId, c.id, `the provider reported it: matched on re-check by reconciliation run ${runId}`, JSON.stringify({ discrepancyId: c.discrepancy_id, runId: String(runId) }),
-    ]);
+    await q(
+      `INSERT INTO audit_log (actor_type, actor_label, tenant_id, action, subject_type, subject_id, reason, details) VALUES ('SYSTEM', $1, $2, 'case.close', 'case', $3, $4, $5)`,
+      [
+        SYSTEM_ACTOR.label,
+        tenantId,
+        c.id,
+        `the provider reported it: matched on re-check by reconciliation run ${runId}`,
+        JSON.stringify({ discrepancyId: c.discrepancy_id, runId: String(runId) }),
+      ],
+    );
   }
 
-  await q(`INSERT INTO recon_day_stats (tenant_id, provider, day, compared)
+  await q(
+    `INSERT INTO recon_day_stats (tenant_id, provider, day, compared)
     SELECT $1, $2::"Provider", day, count(*) FROM recon_result GROUP BY day
-    ON CONFLICT (tenant_id, provider, day) DO UPDATE SET compared = greatest(recon_day_stats.compared, EXCLUDED.compared), updated_at = now()`, [tenantId, provider]);
+    ON CONFLICT (tenant_id, provider, day) DO UPDATE SET compared = greatest(recon_day_stats.compared, EXCLUDED.compared), updated_at = now()`,
+    [tenantId, provider],
+  );
 
-  const counts = (await q<Record<string, string>>(`SELECT
+  const counts = (
+    await q<Record<string, string>>(`SELECT
       count(*) AS compared,
       count(*) FILTER (WHERE bucket = 'MATCHED') AS matched,
       count(*) FILTER (WHERE bucket = 'THEIRS_NOT_OURS') AS theirs,
       count(*) FILTER (WHERE bucket = 'OURS_NOT_THEIRS') AS ours,
       count(*) FILTER (WHERE bucket = 'MISMATCH') AS mismatched
-    FROM recon_result`)).rows[0]!;
+    FROM recon_result`)
+  ).rows[0]!;
 
   // Lines about money the comparison does not reconcile yet: counted and listed, never dropped.
-  const unreconciled = (await q<{ n: string; lines: unknown[] | null }>(`SELECT count(*) AS n,
+  const unreconciled = (
+    await q<{ n: string; lines: unknown[] | null }>(`SELECT count(*) AS n,
       (SELECT json_agg(json_build_object('row', row_no, 'reference', reference, 'category', not_reconciled, 'amount', amount::text, 'currency', currency, 'occurredAt', occurred_at) ORDER BY row_no)
          FROM (SELECT * FROM recon_lines WHERE not_reconciled IS NOT NULL ORDER BY row_no LIMIT 1000) l) AS lines
-    FROM recon_lines WHERE not_reconciled IS NOT NULL`)).rows[0]!;
+    FROM recon_lines WHERE not_reconciled IS NOT NULL`)
+  ).rows[0]!;
   const silence = await checkSilence(client, tenantId, provider, window, loaded.money, runId);
   const n = (k: string) => Number(counts[k]);
-  await q(`UPDATE recon_runs SET status = 'DONE', finished_at = now(), duration_ms = $2, window_from = $3, window_to = $4,
+  await q(
+    `UPDATE recon_runs SET status = 'DONE', finished_at = now(), duration_ms = $2, window_from = $3, window_to = $4,
       compared = $5, matched = $6, theirs_not_ours = $7, ours_not_theirs = $8, mismatched = $9, webhooks_received = $10, silence_alert = $11,
       not_reconciled = $12, not_reconciled_lines = $13 WHERE id = $1`,
-    [runId, Date.now() - started, window.from, window.to, n("compared"), n("matched"), n("theirs"), n("ours"), n("mismatched"), silence.webhooksReceived, silence.alert, Number(unreconciled.n), JSON.stringify(unreconciled.lines ?? [])]);
+    [
+      runId,
+      Date.now() - started,
+      window.from,
+      window.to,
+      n("compared"),
+      n("matched"),
+      n("theirs"),
+      n("ours"),
+      n("mismatched"),
+      silence.webhooksReceived,
+      silence.alert,
+      Number(unreconciled.n),
+      JSON.stringify(unreconciled.lines ?? []),
+    ],
+  );
   return {
     runId,
     window,
@@ -344,7 +494,14 @@ async function compare(client: PoolClient, input: ReconInput, runId: bigint, win
  * provider whose deliveries stopped (a wrong URL, a rotated secret) shows up
  * here long before its retries run out, as an alert ops see.
  */
-async function checkSilence(client: PoolClient, tenantId: string, provider: Provider, window: Window, settledLines: number, runId: bigint) {
+async function checkSilence(
+  client: PoolClient,
+  tenantId: string,
+  provider: Provider,
+  window: Window,
+  settledLines: number,
+  runId: bigint,
+) {
   const c = config();
   const { rows } = await client.query<{ received: string; last: Date | null }>(
     `SELECT count(*) FILTER (WHERE received_at >= $3 AND received_at < $4) AS received, max(received_at) AS last
@@ -353,14 +510,28 @@ async function checkSilence(client: PoolClient, tenantId: string, provider: Prov
   );
   const webhooksReceived = Number(rows[0]!.received);
   const alert = settledLines >= c.TALLY_SILENCE_MIN_LINES && webhooksReceived < settledLines * c.TALLY_SILENCE_RATIO;
-  const open = await client.query<{ id: string }>(`SELECT id::text FROM alerts WHERE tenant_id = $1 AND provider = $2::"Provider" AND kind = 'webhook_silence' AND cleared_at IS NULL`, [tenantId, provider]);
+  const open = await client.query<{ id: string }>(
+    `SELECT id::text FROM alerts WHERE tenant_id = $1 AND provider = $2::"Provider" AND kind = 'webhook_silence' AND cleared_at IS NULL`,
+    [tenantId, provider],
+  );
   if (alert) {
     const last = rows[0]!.last ? `the last one arrived ${rows[0]!.last.toISOString()}` : "none has ever arrived";
     const message = `${provider} settled ${settledLines} payments and refunds between ${window.from.toISOString()} and ${window.to.toISOString()}, but Tally received ${webhooksReceived} webhooks from it in that time (${last}). Check the webhook URL and signing secret configured at ${provider}.`;
-    if (open.rowCount) await client.query(`UPDATE alerts SET message = $2, run_id = $3 WHERE id = $1`, [open.rows[0]!.id, message, runId]);
-    else await client.query(`INSERT INTO alerts (tenant_id, provider, kind, message, run_id) VALUES ($1, $2::"Provider", 'webhook_silence', $3, $4)`, [tenantId, provider, message, runId]);
+    if (open.rowCount)
+      await client.query(`UPDATE alerts SET message = $2, run_id = $3 WHERE id = $1`, [
+        open.rows[0]!.id,
+        message,
+        runId,
+      ]);
+    else
+      await client.query(
+        `INSERT INTO alerts (tenant_id, provider, kind, message, run_id) VALUES ($1, $2::"Provider", 'webhook_silence', $3, $4)`,
+        [tenantId, provider, message, runId],
+      );
   } else if (open.rowCount) {
-    await client.query(`UPDATE alerts SET cleared_at = now() WHERE id = ANY($1::bigint[])`, [open.rows.map((r) => r.id)]);
+    await client.query(`UPDATE alerts SET cleared_at = now() WHERE id = ANY($1::bigint[])`, [
+      open.rows.map((r) => r.id),
+    ]);
   }
   return { settledLines, webhooksReceived, alert };
 }
@@ -371,7 +542,11 @@ async function checkSilence(client: PoolClient, tenantId: string, provider: Prov
  * worker claims and posts it like any delivery, so a late real webhook for it
  * is a duplicate, not a second credit.
  */
-async function fetchMissing(runId: bigint, endpoint: EndpointContext, source: SettlementSource | null): Promise<Pick<ReconSummary, "fetched" | "inFlight" | "fetchFailed">> {
+async function fetchMissing(
+  runId: bigint,
+  endpoint: EndpointContext,
+  source: SettlementSource | null,
+): Promise<Pick<ReconSummary, "fetched" | "inFlight" | "fetchFailed">> {
   const missing = await prisma.reconDiscrepancy.findMany({
     where: { bucket: "THEIRS_NOT_OURS", state: { in: ["OPEN", "FETCH_FAILED"] }, runItems: { some: { runId } } },
     select: { id: true, reference: true },
@@ -380,33 +555,66 @@ async function fetchMissing(runId: bigint, endpoint: EndpointContext, source: Se
   const queue = [...missing];
   const worker = async () => {
     for (let d = queue.shift(); d; d = queue.shift()) {
-      const claim = await prisma.processedEvent.findUnique({ where: { idempotencyKey: idempotencyKey(endpoint.tenantId, endpoint.provider, d.reference) } });
+      const claim = await prisma.processedEvent.findUnique({
+        where: { idempotencyKey: idempotencyKey(endpoint.tenantId, endpoint.provider, d.reference) },
+      });
       if (claim) {
         result.inFlight++;
-        await prisma.reconDiscrepancy.update({ where: { id: d.id }, data: { state: "IN_FLIGHT", rawEventId: claim.rawEventId, note: `we hold this event (claim ${claim.id}, ${claim.status}); it is not posted yet` } });
+        await prisma.reconDiscrepancy.update({
+          where: { id: d.id },
+          data: {
+            state: "IN_FLIGHT",
+            rawEventId: claim.rawEventId,
+            note: `we hold this event (claim ${claim.id}, ${claim.status}); it is not posted yet`,
+          },
+        });
         continue;
       }
       if (!source) {
         result.fetchFailed++;
-        await prisma.reconDiscrepancy.update({ where: { id: d.id }, data: { state: "FETCH_FAILED", note: `Tally cannot fetch single ${endpoint.provider} events; have the provider resend it` } });
+        await prisma.reconDiscrepancy.update({
+          where: { id: d.id },
+          data: {
+            state: "FETCH_FAILED",
+            note: `Tally cannot fetch single ${endpoint.provider} events; have the provider resend it`,
+          },
+        });
         continue;
       }
       try {
         const event = await source.fetchEvent(endpoint, d.reference);
         if (!event) {
           result.fetchFailed++;
-          await prisma.reconDiscrepancy.update({ where: { id: d.id }, data: { state: "FETCH_FAILED", note: `${endpoint.provider} does not know ${d.reference}` } });
+          await prisma.reconDiscrepancy.update({
+            where: { id: d.id },
+            data: { state: "FETCH_FAILED", note: `${endpoint.provider} does not know ${d.reference}` },
+          });
           continue;
         }
         const raw = await prisma.rawEvent.create({
-          data: { tenantId: endpoint.tenantId, provider: endpoint.provider, source: "RECONCILIATION", rawBody: event.rawBody, headers: { ...event.headers, "x-tally-fetched-from": event.fetchedFrom } },
+          data: {
+            tenantId: endpoint.tenantId,
+            provider: endpoint.provider,
+            source: "RECONCILIATION",
+            rawBody: event.rawBody,
+            headers: { ...event.headers, "x-tally-fetched-from": event.fetchedFrom },
+          },
           select: { id: true },
         });
         result.fetched++;
-        await prisma.reconDiscrepancy.update({ where: { id: d.id }, data: { state: "FETCHED", rawEventId: raw.id, note: `fetched by run ${runId}` } });
+        await prisma.reconDiscrepancy.update({
+          where: { id: d.id },
+          data: { state: "FETCHED", rawEventId: raw.id, note: `fetched by run ${runId}` },
+        });
       } catch (error) {
         result.fetchFailed++;
-        await prisma.reconDiscrepancy.update({ where: { id: d.id }, data: { state: "FETCH_FAILED", note: `fetch failed: ${error instanceof Error ? error.message : String(error)}` } });
+        await prisma.reconDiscrepancy.update({
+          where: { id: d.id },
+          data: {
+            state: "FETCH_FAILED",
+            note: `fetch failed: ${error instanceof Error ? error.message : String(error)}`,
+          },
+        });
       }
     }
   };

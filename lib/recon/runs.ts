@@ -19,7 +19,13 @@ export function runStarter(run: { actorType: string; actorLabel: string; schedul
   if (run.actorType === "USER") return { kind: "person", label: run.actorLabel };
   if (run.actorType === "API_TOKEN") return { kind: "api_token", label: `API ${run.actorLabel}` };
   if (run.actorType === "CLI") return { kind: "cli", label: `the CLI (${run.actorLabel})` };
-  if (run.actorLabel === SCHEDULER_LABEL) return { kind: "schedule", label: run.scheduledFor ? `the daily schedule, for ${run.scheduledFor.toISOString().slice(0, 10)}` : "the daily schedule" };
+  if (run.actorLabel === SCHEDULER_LABEL)
+    return {
+      kind: "schedule",
+      label: run.scheduledFor
+        ? `the daily schedule, for ${run.scheduledFor.toISOString().slice(0, 10)}`
+        : "the daily schedule",
+    };
   if (run.actorLabel === DEMO_LABEL) return { kind: "demo", label: "the demo, at start-up" };
   if (run.actorLabel === "demo seed") return { kind: "demo", label: "the demo's seeded history" };
   return { kind: "system", label: run.actorLabel };
@@ -53,7 +59,22 @@ export async function getRun(tenantId: string, runId: bigint, perBucket = 500) {
           where,
           orderBy: [{ day: "asc" }, { reference: "asc" }],
           take: perBucket,
-          select: { id: true, reference: true, day: true, state: true, possibleTiming: true, theirAmount: true, theirCurrency: true, ourAmount: true, ourCurrency: true, postingId: true, rawEventId: true, note: true, firstRunId: true, case: { select: { id: true, status: true } } },
+          select: {
+            id: true,
+            reference: true,
+            day: true,
+            state: true,
+            possibleTiming: true,
+            theirAmount: true,
+            theirCurrency: true,
+            ourAmount: true,
+            ourCurrency: true,
+            postingId: true,
+            rawEventId: true,
+            note: true,
+            firstRunId: true,
+            case: { select: { id: true, status: true } },
+          },
         }),
         prisma.reconDiscrepancy.count({ where }),
       ]);

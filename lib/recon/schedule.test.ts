@@ -12,8 +12,14 @@ let sim: Simulator;
 beforeAll(async () => {
   tenant = await aTenant();
   const dayStart = Math.floor(Date.now() / 1000) - 2 * 86_400;
-  sim = await startSimulator({ day: generateDay({ seed: 3, events: 30, tenants: [tenant.slug], providers: ["stripe"], dayStart }), tenant: tenant.slug });
-  await prisma.providerEndpoint.update({ where: { tenantId_provider: { tenantId: tenant.id, provider: "stripe" } }, data: { settings: { apiKey: sim.apiKey, apiBaseUrl: sim.url } } });
+  sim = await startSimulator({
+    day: generateDay({ seed: 3, events: 30, tenants: [tenant.slug], providers: ["stripe"], dayStart }),
+    tenant: tenant.slug,
+  });
+  await prisma.providerEndpoint.update({
+    where: { tenantId_provider: { tenantId: tenant.id, provider: "stripe" } },
+    data: { settings: { apiKey: sim.apiKey, apiBaseUrl: sim.url } },
+  });
 });
 afterAll(() => sim.close());
 
@@ -22,7 +28,9 @@ describe("the daily schedule", () => {
     const at = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate(), 3, 0)); // after 02:00 UTC
     const before = new Date(at.getTime() - 2 * 3600_000); // 01:00, not yet due
     expect(await runDueReconciliations(before)).toEqual([]);
-    const outcomes = (await Promise.all(Array.from({ length: 4 }, () => runDueReconciliations(at)))).flat().filter((o) => o.tenantId === tenant.id);
+    const outcomes = (await Promise.all(Array.from({ length: 4 }, () => runDueReconciliations(at))))
+      .flat()
+      .filter((o) => o.tenantId === tenant.id);
     expect(outcomes.filter((o) => o.result === "ran")).toHaveLength(1);
     const runs = await prisma.reconRun.findMany({ where: { tenantId: tenant.id } });
     expect(runs).toHaveLength(1);
@@ -46,7 +54,13 @@ describe("run windows and who started a run", () => {
   it("a person's run of today ends when it started, is labelled with the person, and one of tomorrow is refused and audited", async () => {
     const midnight = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate()));
     const person = { type: "USER" as const, id: undefined, label: "alice@example.test" };
-    const r = await startReconciliation({ tenantId: tenant.id, provider: "stripe", window: { from: midnight, to: new Date(midnight.getTime() + 86_400_000) }, source: { kind: "api" }, actor: person });
+    const r = await startReconciliation({
+      tenantId: tenant.id,
+      provider: "stripe",
+      window: { from: midnight, to: new Date(midnight.getTime() + 86_400_000) },
+      source: { kind: "api" },
+      actor: person,
+    });
     expect(r.ok).toBe(true);
     const run = await prisma.reconRun.findUniqueOrThrow({ where: { id: r.ok ? r.value.runId : 0n } });
     expect(run.windowTo.getTime()).toBeLessThanOrEqual(run.startedAt.getTime());
@@ -54,15 +68,38 @@ describe("run windows and who started a run", () => {
     expect(runStarter(run)).toEqual({ kind: "person", label: "alice@example.test" });
 
     const tomorrow = new Date(midnight.getTime() + 86_400_000);
-    const refused = await startReconciliation({ tenantId: tenant.id, provider: "stripe", window: { from: tomorrow, to: new Date(tomorrow.getTime() + 86_400_000) }, source: { kind: "api" }, actor: person });
+    const refused = await startReconciliation({
+      tenantId: tenant.id,
+      provider: "stripe",
+      window: { from: tomorrow, to: new Date(tomorrow.getTime() + 86_400_000) },
+      source: { kind: "api" },
+      actor: person,
+    });
     expect(refused).toMatchObject({ ok: false, reason: "bad_window" });
-    expect(await prisma.auditLog.count({ where: { tenantId: tenant.id, action: "recon.run_refused", details: { path: ["refused"], equals: "bad_window" } } })).toBe(1);
+    expect(
+      await prisma.auditLog.count({
+        where: {
+          tenantId: tenant.id,
+          action: "recon.run_refused",
+          details: { path: ["refused"], equals: "bad_window" },
+        },
+      }),
+    ).toBe(1);
   });
 
   it("the schedule's run says it is the daily run; the demo's, holding the day's slot, says the demo started it", () => {
     const day = new Date("2026-12-04T00:00:00Z");
-    expect(runStarter({ actorType: "SYSTEM", actorLabel: "scheduler", scheduledFor: day })).toEqual({ kind: "schedule", label: "the daily schedule, for 2026-12-04" });
-    expect(runStarter({ actorType: "SYSTEM", actorLabel: "demo", scheduledFor: day })).toEqual({ kind: "demo", label: "the demo, at start-up" });
-    expect(runStarter({ actorType: "CLI", actorLabel: "cli:root", scheduledFor: null })).toEqual({ kind: "cli", label: "the CLI (cli:root)" });
+    expect(runStarter({ actorType: "SYSTEM", actorLabel: "scheduler", scheduledFor: day })).toEqual({
+      kind: "schedule",
+      label: "the daily schedule, for 2026-12-04",
+    });
+    expect(runStarter({ actorType: "SYSTEM", actorLabel: "demo", scheduledFor: day })).toEqual({
+      kind: "demo",
+      label: "the demo, at start-up",
+    });
+    expect(runStarter({ actorType: "CLI", actorLabel: "cli:root", scheduledFor: null })).toEqual({
+      kind: "cli",
+      label: "the CLI (cli:root)",
+    });
   });
 });

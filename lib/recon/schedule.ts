@@ -36,7 +36,13 @@ export function lookbackDaysFor(settings: Record<string, unknown>): number {
   return Number.isInteger(own) && own > 0 ? own : config().TALLY_RECON_LOOKBACK_DAYS;
 }
 
-export type ScheduledOutcome = { tenantId: string; provider: string; result: "ran" | "already_ran" | "failed"; summary?: ReconSummary; message?: string };
+export type ScheduledOutcome = {
+  tenantId: string;
+  provider: string;
+  result: "ran" | "already_ran" | "failed";
+  summary?: ReconSummary;
+  message?: string;
+};
 
 /** Runs every due daily reconciliation; a no-op before the scheduled time or when it is "off". */
 export async function runDueReconciliations(now = new Date()): Promise<ScheduledOutcome[]> {
@@ -45,16 +51,37 @@ export async function runDueReconciliations(now = new Date()): Promise<Scheduled
   const [hh, mm] = schedule.split(":").map(Number) as [number, number];
   const today = startOfUtcDay(now);
   if (now.getTime() < today.getTime() + (hh * 60 + mm) * 60_000) return [];
-  const endpoints = await prisma.providerEndpoint.findMany({ where: { enabled: true }, select: { tenantId: true, provider: true, settings: true } });
+  const endpoints = await prisma.providerEndpoint.findMany({
+    where: { enabled: true },
+    select: { tenantId: true, provider: true, settings: true },
+  });
   const outcomes: ScheduledOutcome[] = [];
   for (const e of endpoints) {
     const settings = (e.settings ?? {}) as Record<string, unknown>;
     // Only endpoints with a settlement API to ask; report files are imported by people.
     if (!settlementSourceFor(e.provider) || !settings.apiKey) continue;
-    const done = await prisma.reconRun.findUnique({ where: { tenantId_provider_scheduledFor: { tenantId: e.tenantId, provider: e.provider, scheduledFor: today } } });
+    const done = await prisma.reconRun.findUnique({
+      where: { tenantId_provider_scheduledFor: { tenantId: e.tenantId, provider: e.provider, scheduledFor: today } },
+    });
     if (done) continue;
-    const r = await runReconciliation({ tenantId: e.tenantId, provider: e.provider, window: lookbackWindow(now, lookbackDaysFor(settings)), source: { kind: "api" }, actor: { ...SYSTEM_ACTOR, label: SCHEDULER_LABEL }, scheduledFor: today });
-    outcomes.push(r.ok ? { tenantId: e.tenantId, provider: e.provider, result: "ran", summary: r.value } : { tenantId: e.tenantId, provider: e.provider, result: r.reason === "already_ran" ? "already_ran" : "failed", message: r.message });
+    const r = await runReconciliation({
+      tenantId: e.tenantId,
+      provider: e.provider,
+      window: lookbackWindow(now, lookbackDaysFor(settings)),
+      source: { kind: "api" },
+      actor: { ...SYSTEM_ACTOR, label: SCHEDULER_LABEL },
+      scheduledFor: today,
+    });
+    outcomes.push(
+      r.ok
+        ? { tenantId: e.tenantId, provider: e.provider, result: "ran", summary: r.value }
+        : {
+            tenantId: e.tenantId,
+            provider: e.provider,
+            result: r.reason === "already_ran" ? "already_ran" : "failed",
+            message: r.message,
+          },
+    );
   }
   return outcomes;
 }

@@ -33,16 +33,28 @@ beforeAll(async () => {
 
 const report = (name: string, lines: string[]) => {
   const file = path.join(dir, name);
-  writeFileSync(file, ["reference,kind,amount,currency,occurred_at", ...lines].join("\n") + "\n");
+  writeFileSync(file, `${["reference,kind,amount,currency,occurred_at", ...lines].join("\n")}\n`);
   return file;
 };
 
 describe("ours-not-theirs near a window edge", () => {
   it("is flagged possible timing within the margin of either edge, and not in the middle of the window", async () => {
-    const file = report("settled.csv", [`pi_settled,payment,12.50,USD,${new Date((from + 24 * HOUR) * 1000).toISOString()}`]);
-    const r = await runReconciliation({ tenantId: tenant.id, provider: "stripe", window, source: { kind: "csv", file }, actor: SYSTEM_ACTOR });
+    const file = report("settled.csv", [
+      `pi_settled,payment,12.50,USD,${new Date((from + 24 * HOUR) * 1000).toISOString()}`,
+    ]);
+    const r = await runReconciliation({
+      tenantId: tenant.id,
+      provider: "stripe",
+      window,
+      source: { kind: "csv", file },
+      actor: SYSTEM_ACTOR,
+    });
     expect(r).toMatchObject({ ok: true, value: { matched: 1, oursNotTheirs: 3 } });
-    const flags = await prisma.reconDiscrepancy.findMany({ where: { tenantId: tenant.id, bucket: "OURS_NOT_THEIRS" }, orderBy: { reference: "asc" }, select: { reference: true, possibleTiming: true } });
+    const flags = await prisma.reconDiscrepancy.findMany({
+      where: { tenantId: tenant.id, bucket: "OURS_NOT_THEIRS" },
+      orderBy: { reference: "asc" },
+      select: { reference: true, possibleTiming: true },
+    });
     expect(flags).toEqual([
       { reference: "pi_edge_end", possibleTiming: true },
       { reference: "pi_edge_start", possibleTiming: true },
@@ -54,18 +66,52 @@ describe("ours-not-theirs near a window edge", () => {
 describe("Tally's own report format is major units with the currency's decimals", () => {
   const at = new Date((from + 24 * HOUR) * 1000).toISOString();
   it("reads 12.50 USD, 1500 JPY and 1.250 KWD as major units", async () => {
-    const file = report("major.csv", [`pi_settled,payment,12.50,USD,${at}`, `pi_jpy,payment,1500,JPY,${at}`, `pi_kwd,payment,1.250,KWD,${at}`]);
-    const r = await runReconciliation({ tenantId: tenant.id, provider: "stripe", window, source: { kind: "csv", file }, actor: SYSTEM_ACTOR });
+    const file = report("major.csv", [
+      `pi_settled,payment,12.50,USD,${at}`,
+      `pi_jpy,payment,1500,JPY,${at}`,
+      `pi_kwd,payment,1.250,KWD,${at}`,
+    ]);
+    const r = await runReconciliation({
+      tenantId: tenant.id,
+      provider: "stripe",
+      window,
+      source: { kind: "csv", file },
+      actor: SYSTEM_ACTOR,
+    });
     expect(r.ok).toBe(true);
-    const theirs = await prisma.reconDiscrepancy.findMany({ where: { tenantId: tenant.id, bucket: "THEIRS_NOT_OURS" }, orderBy: { reference: "asc" }, select: { reference: true, theirAmount: true } });
-    expect(theirs).toEqual([{ reference: "pi_jpy", theirAmount: 1500n }, { reference: "pi_kwd", theirAmount: 1250n }]);
+    const theirs = await prisma.reconDiscrepancy.findMany({
+      where: { tenantId: tenant.id, bucket: "THEIRS_NOT_OURS" },
+      orderBy: { reference: "asc" },
+      select: { reference: true, theirAmount: true },
+    });
+    expect(theirs).toEqual([
+      { reference: "pi_jpy", theirAmount: 1500n },
+      { reference: "pi_kwd", theirAmount: 1250n },
+    ]);
   });
 
-  for (const [amount, currency, says] of [["1250", "USD", "this looks like minor units"], ["12.5", "USD", "exactly 2 decimals"], ["1500.00", "JPY", "exactly 0 decimals"]] as const) {
+  for (const [amount, currency, says] of [
+    ["1250", "USD", "this looks like minor units"],
+    ["12.5", "USD", "exactly 2 decimals"],
+    ["1500.00", "JPY", "exactly 0 decimals"],
+  ] as const) {
     it(`refuses ${amount} ${currency}, naming row and column`, async () => {
-      const file = report(`bad-${amount}-${currency}.csv`, [`pi_settled,payment,12.50,USD,${at}`, `pi_x,payment,${amount},${currency},${at}`]);
-      const r = await runReconciliation({ tenantId: tenant.id, provider: "stripe", window, source: { kind: "csv", file }, actor: SYSTEM_ACTOR });
-      expect(r).toMatchObject({ ok: false, reason: "malformed_report", message: expect.stringContaining(`row 3, column "amount"`) });
+      const file = report(`bad-${amount}-${currency}.csv`, [
+        `pi_settled,payment,12.50,USD,${at}`,
+        `pi_x,payment,${amount},${currency},${at}`,
+      ]);
+      const r = await runReconciliation({
+        tenantId: tenant.id,
+        provider: "stripe",
+        window,
+        source: { kind: "csv", file },
+        actor: SYSTEM_ACTOR,
+      });
+      expect(r).toMatchObject({
+        ok: false,
+        reason: "malformed_report",
+        message: expect.stringContaining(`row 3, column "amount"`),
+      });
       expect(!r.ok && r.message).toContain(says);
     });
   }

@@ -4,10 +4,25 @@
 import { Prisma, prisma } from "@/lib/platform/db";
 import type { Provider } from "@/lib/generated/prisma/enums";
 
-export type DayPoint = { provider: Provider; day: string; compared: number; discrepancies: number; theirsNotOurs: number; oursNotTheirs: number; mismatched: number };
+export type DayPoint = {
+  provider: Provider;
+  day: string;
+  compared: number;
+  discrepancies: number;
+  theirsNotOurs: number;
+  oursNotTheirs: number;
+  mismatched: number;
+};
 
-export async function discrepancyHistory(tenantId: string, from: Date, to: Date, provider?: Provider): Promise<DayPoint[]> {
-  const rows = await prisma.$queryRaw<{ provider: Provider; day: Date; compared: number; theirs: number; ours: number; mismatched: number }[]>(Prisma.sql`
+export async function discrepancyHistory(
+  tenantId: string,
+  from: Date,
+  to: Date,
+  provider?: Provider,
+): Promise<DayPoint[]> {
+  const rows = await prisma.$queryRaw<
+    { provider: Provider; day: Date; compared: number; theirs: number; ours: number; mismatched: number }[]
+  >(Prisma.sql`
     WITH days AS (
       SELECT provider, day, compared FROM recon_day_stats
       WHERE tenant_id = ${tenantId}::uuid AND day >= ${from}::date AND day < ${to}::date ${provider ? Prisma.sql`AND provider = ${provider}::"Provider"` : Prisma.empty}),
@@ -50,7 +65,14 @@ export type Verdict = {
  */
 export function trendVerdict(points: { day: string; discrepancies: number }[]): Verdict {
   const n = points.length;
-  if (n === 0) return { verdict: "flat", slopePerDay: 0, meanPerDay: 0, days: 0, reading: "No reconciled days yet: run a reconciliation to start the trend." };
+  if (n === 0)
+    return {
+      verdict: "flat",
+      slopePerDay: 0,
+      meanPerDay: 0,
+      days: 0,
+      reading: "No reconciled days yet: run a reconciliation to start the trend.",
+    };
   const x = points.map((p) => Date.parse(`${p.day}T00:00:00Z`) / 86_400_000);
   const y = points.map((p) => p.discrepancies);
   const mx = x.reduce((a, b) => a + b, 0) / n;
@@ -75,7 +97,10 @@ export function trendVerdict(points: { day: string; discrepancies: number }[]): 
 }
 
 /** The verdict over the last 30 reconciled days, per provider and for all providers together. */
-export async function trendSummary(tenantId: string, now = new Date()): Promise<{ overall: Verdict; byProvider: Record<string, Verdict> }> {
+export async function trendSummary(
+  tenantId: string,
+  now = new Date(),
+): Promise<{ overall: Verdict; byProvider: Record<string, Verdict> }> {
   const to = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));
   const from = new Date(to.getTime() - 30 * 86_400_000);
   const points = await discrepancyHistory(tenantId, from, to);

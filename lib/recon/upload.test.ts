@@ -16,7 +16,10 @@ function body(chunks: string[]): ReadableStream<Uint8Array> {
 
 describe("receiving an uploaded settlement report", () => {
   it("streams the body to a temporary file named as the person named it, and removes it after", async () => {
-    const r = await receiveReport(body(["reference,kind,amount,currency,occurred_at\n", "pi_1,payment,1.00,USD,2026-12-01T10:00:00Z\n"]), { maxBytes: 1024, fileName: "../../etc/Stripe report (Dec).csv" });
+    const r = await receiveReport(
+      body(["reference,kind,amount,currency,occurred_at\n", "pi_1,payment,1.00,USD,2026-12-01T10:00:00Z\n"]),
+      { maxBytes: 1024, fileName: "../../etc/Stripe report (Dec).csv" },
+    );
     expect(r.ok).toBe(true);
     if (!r.ok) return;
     expect(path.basename(r.file)).toBe("Stripe report _Dec_.csv");
@@ -27,13 +30,22 @@ describe("receiving an uploaded settlement report", () => {
   });
 
   it("refuses a body past the cap without keeping any of it, and an empty one", async () => {
-    const uploads = () => readdirSync(os.tmpdir()).filter((d) => d.startsWith("tally-upload-")).sort();
+    const uploads = () =>
+      readdirSync(os.tmpdir())
+        .filter((d) => d.startsWith("tally-upload-"))
+        .sort();
     const before = uploads();
     const r = await receiveReport(body(["x".repeat(600), "y".repeat(600)]), { maxBytes: 1000, fileName: "big.csv" });
     expect(r).toMatchObject({ ok: false, reason: "too_large" });
     expect(uploads()).toEqual(before);
-    expect(await receiveReport(body([]), { maxBytes: 1000, fileName: "empty.csv" })).toMatchObject({ ok: false, reason: "empty" });
-    expect(await receiveReport(null, { maxBytes: 1000, fileName: "none.csv" })).toMatchObject({ ok: false, reason: "empty" });
+    expect(await receiveReport(body([]), { maxBytes: 1000, fileName: "empty.csv" })).toMatchObject({
+      ok: false,
+      reason: "empty",
+    });
+    expect(await receiveReport(null, { maxBytes: 1000, fileName: "none.csv" })).toMatchObject({
+      ok: false,
+      reason: "empty",
+    });
     expect(reportFileName("")).toBe("settlement-report.csv");
   });
 });

@@ -9,17 +9,26 @@ import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
 
-export type ReceivedReport = { ok: true; file: string; bytes: number; remove(): Promise<void> } | { ok: false; reason: "too_large" | "empty"; message: string };
+export type ReceivedReport =
+  | { ok: true; file: string; bytes: number; remove(): Promise<void> }
+  | { ok: false; reason: "too_large" | "empty"; message: string };
 
 class TooLarge extends Error {}
 
 /** The name people gave the file, made safe to use as a file name (it becomes the run's source name). */
 export function reportFileName(name: string | null | undefined): string {
-  const base = path.basename(String(name ?? "")).replace(/[^\w.\- ]+/g, "_").trim().slice(0, 120);
+  const base = path
+    .basename(String(name ?? ""))
+    .replace(/[^\w.\- ]+/g, "_")
+    .trim()
+    .slice(0, 120);
   return base && base !== "." && base !== ".." ? base : "settlement-report.csv";
 }
 
-export async function receiveReport(body: ReadableStream<Uint8Array> | null, o: { maxBytes: number; fileName: string }): Promise<ReceivedReport> {
+export async function receiveReport(
+  body: ReadableStream<Uint8Array> | null,
+  o: { maxBytes: number; fileName: string },
+): Promise<ReceivedReport> {
   if (!body) return { ok: false, reason: "empty", message: "The upload is empty: choose a settlement report file" };
   const dir = await mkdtemp(path.join(os.tmpdir(), "tally-upload-"));
   const file = path.join(dir, reportFileName(o.fileName));
@@ -36,7 +45,12 @@ export async function receiveReport(body: ReadableStream<Uint8Array> | null, o: 
     await pipeline(Readable.fromWeb(body as WebReadableStream<Uint8Array>), cap, createWriteStream(file));
   } catch (error) {
     await remove();
-    if (error instanceof TooLarge) return { ok: false, reason: "too_large", message: `The report is larger than the ${Math.round(o.maxBytes / 1024 / 1024)} MiB limit (TALLY_RECON_UPLOAD_MAX_BYTES); split it by date and upload the parts` };
+    if (error instanceof TooLarge)
+      return {
+        ok: false,
+        reason: "too_large",
+        message: `The report is larger than the ${Math.round(o.maxBytes / 1024 / 1024)} MiB limit (TALLY_RECON_UPLOAD_MAX_BYTES); split it by date and upload the parts`,
+      };
     throw error;
   }
   if (bytes === 0) {

@@ -10,8 +10,28 @@ import { GET } from "@/app/api/v1/tenants/[tenant]/events/[id]/route";
 import { createApiToken } from "@/lib/auth/api-tokens";
 import { resetConfigForTests } from "@/lib/platform/config";
 import { prisma } from "@/lib/platform/db";
-import { aStandardPayment, aStripePayment, aTenant, standardHeaders, stripeSignatureHeader, webhookRequest, type TestTenant } from "@/dev/testing/builders";
-import { aFlutterwaveCharge, anAdyenBatch, anAdyenItem, anEndpoint, aPaypalCapture, aPaypalSigner, aPaystackCharge, paypalHeaders, paystackSignature, signedByAdyen, type PaypalSigner } from "@/dev/testing/provider-builders";
+import {
+  aStandardPayment,
+  aStripePayment,
+  aTenant,
+  standardHeaders,
+  stripeSignatureHeader,
+  webhookRequest,
+  type TestTenant,
+} from "@/dev/testing/builders";
+import {
+  aFlutterwaveCharge,
+  anAdyenBatch,
+  anAdyenItem,
+  anEndpoint,
+  aPaypalCapture,
+  aPaypalSigner,
+  aPaystackCharge,
+  paypalHeaders,
+  paystackSignature,
+  signedByAdyen,
+  type PaypalSigner,
+} from "@/dev/testing/provider-builders";
 import { deliver } from "@/dev/testing/route";
 
 let tenant: TestTenant;
@@ -21,7 +41,7 @@ let server: Server;
 const sent: { provider: string; body: string; headers: Record<string, string>; secrets: string[] }[] = [];
 
 beforeAll(async () => {
-  server = createServer((req, res) => void res.writeHead(200).end(signer.certificatePem));
+  server = createServer((_req, res) => void res.writeHead(200).end(signer.certificatePem));
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/certs/`;
   vi.stubEnv("TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES", base);
@@ -46,17 +66,39 @@ beforeAll(async () => {
   const flutterwaveBody = JSON.stringify(aFlutterwaveCharge());
   const paypalBody = JSON.stringify(aPaypalCapture());
   const cases = [
-    { provider: "stripe", body: stripeBody, headers: { "stripe-signature": stripeSignatureHeader(stripeBody, tenant.stripeSecret) } },
+    {
+      provider: "stripe",
+      body: stripeBody,
+      headers: { "stripe-signature": stripeSignatureHeader(stripeBody, tenant.stripeSecret) },
+    },
     { provider: "standard", body: standardBody, headers: standardHeaders(standardBody, tenant.standardSecret) },
-    { provider: "adyen", body: adyenBody, headers: {}, inBody: (adyenItem.additionalData as { hmacSignature: string }).hmacSignature },
-    { provider: "paystack", body: paystackBody, headers: { "x-paystack-signature": paystackSignature(paystackBody, paystackKey) } },
+    {
+      provider: "adyen",
+      body: adyenBody,
+      headers: {},
+      inBody: (adyenItem.additionalData as { hmacSignature: string }).hmacSignature,
+    },
+    {
+      provider: "paystack",
+      body: paystackBody,
+      headers: { "x-paystack-signature": paystackSignature(paystackBody, paystackKey) },
+    },
     { provider: "flutterwave", body: flutterwaveBody, headers: { "verif-hash": verifHash } },
-    { provider: "paypal", body: paypalBody, headers: paypalHeaders(paypalBody, signer, { webhookId: "WH-SIGNATURES" }) },
+    {
+      provider: "paypal",
+      body: paypalBody,
+      headers: paypalHeaders(paypalBody, signer, { webhookId: "WH-SIGNATURES" }),
+    },
   ];
   for (const c of cases) {
     const res = await deliver(webhookRequest(tenant.slug, c.provider, c.body, c.headers));
     expect([c.provider, res.status]).toEqual([c.provider, 200]);
-    const secrets = [...Object.entries(c.headers).filter(([k]) => /signature|sig$|hash/.test(k)).map(([, v]) => v), ...(c.inBody ? [c.inBody] : [])];
+    const secrets = [
+      ...Object.entries(c.headers)
+        .filter(([k]) => /signature|sig$|hash/.test(k))
+        .map(([, v]) => v),
+      ...(c.inBody ? [c.inBody] : []),
+    ];
     sent.push({ provider: c.provider, body: c.body, headers: c.headers, secrets });
   }
 });
@@ -68,7 +110,12 @@ afterAll(async () => {
 
 async function shown(provider: string) {
   const row = await prisma.rawEvent.findFirstOrThrow({ where: { tenantId: tenant.id, provider: provider as never } });
-  const res = await GET(new Request(`http://tally.test/api/v1/tenants/${tenant.slug}/events/${row.id}`, { headers: { authorization: `Bearer ${token}` } }), { params: Promise.resolve({ tenant: tenant.slug, id: row.id.toString() }) });
+  const res = await GET(
+    new Request(`http://tally.test/api/v1/tenants/${tenant.slug}/events/${row.id}`, {
+      headers: { authorization: `Bearer ${token}` },
+    }),
+    { params: Promise.resolve({ tenant: tenant.slug, id: row.id.toString() }) },
+  );
   expect(res.status).toBe(200);
   return { row, text: await res.text() };
 }
@@ -79,7 +126,13 @@ describe("GET /api/v1/tenants/{t}/events/{id} shows that a signature passed, nev
       const delivery = sent.find((s) => s.provider === provider)!;
       expect(delivery.secrets.length).toBeGreaterThan(0);
       const { row, text } = await shown(provider);
-      const answer = JSON.parse(text) as { event: { headers: Record<string, string>; signature: { present: boolean; verifiedBy: string }; body: { text: string; base64: string } } };
+      const answer = JSON.parse(text) as {
+        event: {
+          headers: Record<string, string>;
+          signature: { present: boolean; verifiedBy: string };
+          body: { text: string; base64: string };
+        };
+      };
       const decoded = Buffer.from(answer.event.body.base64, "base64").toString("utf8");
       for (const secret of delivery.secrets) {
         for (const part of secret.split(/[ ,=]/).filter((p) => p.length >= 16)) {
@@ -89,7 +142,8 @@ describe("GET /api/v1/tenants/{t}/events/{id} shows that a signature passed, nev
       }
       expect(answer.event.signature).toMatchObject({ present: true, verifiedBy: expect.any(String) });
       // Identifiers that are not credentials are still shown, and the stored delivery is untouched.
-      if (provider === "paypal") expect(answer.event.headers["paypal-transmission-id"]).toBe(delivery.headers["paypal-transmission-id"]);
+      if (provider === "paypal")
+        expect(answer.event.headers["paypal-transmission-id"]).toBe(delivery.headers["paypal-transmission-id"]);
       if (provider === "standard") expect(answer.event.headers["webhook-id"]).toBe(delivery.headers["webhook-id"]);
       expect(Buffer.from(row.rawBody).toString("utf8")).toBe(delivery.body);
     });

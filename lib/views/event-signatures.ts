@@ -8,7 +8,14 @@
 import type { EventSource, Provider } from "@/lib/generated/prisma/enums";
 
 /** Headers that carry a signature (or, for Flutterwave, the shared secret itself), lower case. */
-export const SIGNATURE_HEADERS: ReadonlySet<string> = new Set(["stripe-signature", "webhook-signature", "svix-signature", "paypal-transmission-sig", "verif-hash", "x-paystack-signature"]);
+export const SIGNATURE_HEADERS: ReadonlySet<string> = new Set([
+  "stripe-signature",
+  "webhook-signature",
+  "svix-signature",
+  "paypal-transmission-sig",
+  "verif-hash",
+  "x-paystack-signature",
+]);
 
 /** The check a delivery had to pass to be stored, per provider (lib/providers/<provider>/verify.ts). */
 const CHECKS: Record<Provider, string> = {
@@ -16,8 +23,10 @@ const CHECKS: Record<Provider, string> = {
   standard: "webhook-signature: HMAC-SHA256 over id.timestamp.body with the endpoint's secret, within the tolerance",
   adyen: "additionalData.hmacSignature of every notification item: HMAC-SHA256 with the endpoint's HMAC key",
   paystack: "x-paystack-signature: HMAC-SHA512 of the body with the endpoint's secret key",
-  flutterwave: "verif-hash equal to the endpoint's secret hash; each payment then confirmed with Flutterwave's verify API",
-  paypal: "PAYPAL-TRANSMISSION-SIG: RSA-SHA256 over transmission id|time|webhook id|CRC-32 of the body, with PayPal's certificate; each capture and refund then confirmed with PayPal's API",
+  flutterwave:
+    "verif-hash equal to the endpoint's secret hash; each payment then confirmed with Flutterwave's verify API",
+  paypal:
+    "PAYPAL-TRANSMISSION-SIG: RSA-SHA256 over transmission id|time|webhook id|CRC-32 of the body, with PayPal's certificate; each capture and refund then confirmed with PayPal's API",
 };
 
 export type SignatureShown =
@@ -43,7 +52,12 @@ function utf8(bytes: Uint8Array): string | null {
 }
 
 /** A stored delivery as people may see it: headers and body without signatures, and which check it passed. */
-export function shownDelivery(e: { provider: Provider; source: EventSource; headers: unknown; rawBody: Uint8Array }): ShownDelivery {
+export function shownDelivery(e: {
+  provider: Provider;
+  source: EventSource;
+  headers: unknown;
+  rawBody: Uint8Array;
+}): ShownDelivery {
   const redacted: string[] = [];
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries((e.headers ?? {}) as Record<string, unknown>)) {
@@ -63,6 +77,14 @@ export function shownDelivery(e: { provider: Provider; source: EventSource; head
   const signature: SignatureShown =
     e.source !== "RECONCILIATION"
       ? { present: true, verifiedBy: CHECKS[e.provider], redacted }
-      : { present: false, why: "fetched from the provider's API by reconciliation, not delivered: no signature to check", redacted };
-  return { headers, signature, body: { text, base64: Buffer.from(shown).toString("base64"), bytes: e.rawBody.length, redacted: bodyRedacted } };
+      : {
+          present: false,
+          why: "fetched from the provider's API by reconciliation, not delivered: no signature to check",
+          redacted,
+        };
+  return {
+    headers,
+    signature,
+    body: { text, base64: Buffer.from(shown).toString("base64"), bytes: e.rawBody.length, redacted: bodyRedacted },
+  };
 }

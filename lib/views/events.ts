@@ -2,9 +2,26 @@
 import { prisma } from "@/lib/platform/db";
 import type { RawEventStatus } from "@/lib/generated/prisma/enums";
 
-export const RAW_EVENT_STATUSES: readonly RawEventStatus[] = ["RECEIVED", "CLAIMED", "DONE", "DUPLICATE", "CONFLICT", "IGNORED", "FAILED"];
+export const RAW_EVENT_STATUSES: readonly RawEventStatus[] = [
+  "RECEIVED",
+  "CLAIMED",
+  "DONE",
+  "DUPLICATE",
+  "CONFLICT",
+  "IGNORED",
+  "FAILED",
+];
 
-export type EventFilter = { tenantId: string; status?: RawEventStatus; provider?: string; reference?: string; from?: Date; to?: Date; limit?: number; beforeId?: bigint };
+export type EventFilter = {
+  tenantId: string;
+  status?: RawEventStatus;
+  provider?: string;
+  reference?: string;
+  from?: Date;
+  to?: Date;
+  limit?: number;
+  beforeId?: bigint;
+};
 
 export async function listEvents(filter: EventFilter) {
   return prisma.rawEvent.findMany({
@@ -14,13 +31,34 @@ export async function listEvents(filter: EventFilter) {
       ...(filter.provider && { provider: filter.provider as never }),
       // People paste whichever id they have: the payment's reference or the delivery's id. Every delivery
       // that carried the reference (movement_references, set when parsed) matches, not only the claim's winner.
-      ...(filter.reference && { OR: [{ movementReferences: { has: filter.reference } }, { claims: { some: { providerReference: filter.reference } } }, { deliveryId: filter.reference }] }),
-      ...((filter.from || filter.to) && { receivedAt: { ...(filter.from && { gte: filter.from }), ...(filter.to && { lt: filter.to }) } }),
+      ...(filter.reference && {
+        OR: [
+          { movementReferences: { has: filter.reference } },
+          { claims: { some: { providerReference: filter.reference } } },
+          { deliveryId: filter.reference },
+        ],
+      }),
+      ...((filter.from || filter.to) && {
+        receivedAt: { ...(filter.from && { gte: filter.from }), ...(filter.to && { lt: filter.to }) },
+      }),
       ...(filter.beforeId && { id: { lt: filter.beforeId } }),
     },
     orderBy: { id: "desc" },
     take: Math.min(filter.limit ?? 50, 500),
-    select: { id: true, provider: true, source: true, status: true, eventType: true, receivedAt: true, processedAt: true, deliveryId: true, attempts: true, lastError: true, duplicateOfId: true, claims: { select: { providerReference: true, status: true } } },
+    select: {
+      id: true,
+      provider: true,
+      source: true,
+      status: true,
+      eventType: true,
+      receivedAt: true,
+      processedAt: true,
+      deliveryId: true,
+      attempts: true,
+      lastError: true,
+      duplicateOfId: true,
+      claims: { select: { providerReference: true, status: true } },
+    },
   });
 }
 
@@ -57,13 +95,32 @@ export async function getEvent(tenantId: string, id: bigint) {
     include: {
       posting: {
         include: {
-          entries: { orderBy: { id: "asc" }, include: { account: { select: { id: true, code: true, kind: true, name: true } } } },
-          outbox: { orderBy: { id: "asc" }, select: { id: true, kind: true, createdAt: true, attempts: true, lastError: true, sentAt: true, availableAt: true } },
+          entries: {
+            orderBy: { id: "asc" },
+            include: { account: { select: { id: true, code: true, kind: true, name: true } } },
+          },
+          outbox: {
+            orderBy: { id: "asc" },
+            select: {
+              id: true,
+              kind: true,
+              createdAt: true,
+              attempts: true,
+              lastError: true,
+              sentAt: true,
+              availableAt: true,
+            },
+          },
         },
       },
     },
   });
-  const duplicates = await prisma.rawEvent.findMany({ where: { duplicateOfId: event.id, tenantId }, select: { id: true, receivedAt: true }, orderBy: { id: "asc" }, take: 50 });
+  const duplicates = await prisma.rawEvent.findMany({
+    where: { duplicateOfId: event.id, tenantId },
+    select: { id: true, receivedAt: true },
+    orderBy: { id: "asc" },
+    take: 50,
+  });
   return { event, claims, duplicates };
 }
 

@@ -19,20 +19,48 @@ const STALE = 300_000;
 describe("the p99 estimate from histogram buckets", () => {
   it("interpolates inside the bucket holding the 99th percentile, says 'above' past the last finite bucket, and nothing without data", () => {
     // 100 observations: 90 ≤ 10 ms, 10 between 10 and 50 ms. Rank 99 is the 9th of those 10: 10 + 40 × 9/10 ms.
-    const buckets = [{ le: 0.01, count: 90 }, { le: 0.05, count: 100 }, { le: Infinity, count: 100 }];
+    const buckets = [
+      { le: 0.01, count: 90 },
+      { le: 0.05, count: 100 },
+      { le: Infinity, count: 100 },
+    ];
     const p99 = estimateQuantile(buckets, 0.99);
     expect(p99.kind).toBe("estimate");
     expect(p99.kind === "estimate" && p99.seconds).toBeCloseTo(0.046, 6);
     expect(p99).toMatchObject({ bucket: { from: 0.01, to: 0.05 } });
-    expect(estimateQuantile([{ le: 0.01, count: 10 }, { le: 2.5, count: 10 }, { le: Infinity, count: 1000 }], 0.99)).toEqual({ kind: "above", seconds: 2.5 });
-    expect(estimateQuantile([{ le: 0.01, count: 0 }, { le: Infinity, count: 0 }], 0.99)).toEqual({ kind: "none" });
+    expect(
+      estimateQuantile(
+        [
+          { le: 0.01, count: 10 },
+          { le: 2.5, count: 10 },
+          { le: Infinity, count: 1000 },
+        ],
+        0.99,
+      ),
+    ).toEqual({ kind: "above", seconds: 2.5 });
+    expect(
+      estimateQuantile(
+        [
+          { le: 0.01, count: 0 },
+          { le: Infinity, count: 0 },
+        ],
+        0.99,
+      ),
+    ).toEqual({ kind: "none" });
   });
 });
 
 describe("the rolling ack p99", () => {
   const MIN = 60_000;
   // The product's own buckets and registry-less histogram: real observations, real prom-client arithmetic.
-  const aHistogram = () => new Histogram({ name: `ack_${Math.random().toString(36).slice(2)}`, help: "test", labelNames: ["provider"] as const, buckets: [0.001, 0.002, 0.005, 0.01, 0.02, 0.035, 0.05, 0.075, 0.1, 0.25, 0.5, 1, 2.5], registers: [] });
+  const aHistogram = () =>
+    new Histogram({
+      name: `ack_${Math.random().toString(36).slice(2)}`,
+      help: "test",
+      labelNames: ["provider"] as const,
+      buckets: [0.001, 0.002, 0.005, 0.01, 0.02, 0.035, 0.05, 0.075, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [],
+    });
 
   it("leaves a start-up burst out of the last 15 minutes once it is older than that, while the 24-hour window still holds it", async () => {
     const h = aHistogram();
@@ -68,7 +96,9 @@ describe("the rolling ack p99", () => {
     const t0 = 1_000_000;
     windows.record(t0, []);
     for (let i = 0; i < 10; i++) h.observe({ provider: "stripe" }, 4);
-    expect(sloTone(estimateQuantile(windows.window(t0 + MIN, 15 * MIN, await cumulativeBuckets(h)).buckets, 0.99), 0.05)).toBe("bad");
+    expect(
+      sloTone(estimateQuantile(windows.window(t0 + MIN, 15 * MIN, await cumulativeBuckets(h)).buckets, 0.99), 0.05),
+    ).toBe("bad");
     for (let m = 1; m <= 10; m++) windows.record(t0 + m * MIN, await cumulativeBuckets(h));
     expect(windows.size).toBe(3);
     const quiet = windows.window(t0 + 10 * MIN, 15 * MIN, await cumulativeBuckets(h));
@@ -88,10 +118,42 @@ describe("the chart series", () => {
     const from = new Date("2026-11-01T00:00:00Z");
     const to = new Date("2026-11-05T00:00:00Z");
     const points = [
-      { provider: "stripe" as const, day: "2026-10-28", compared: 100, discrepancies: 10, theirsNotOurs: 10, oursNotTheirs: 0, mismatched: 0 },
-      { provider: "stripe" as const, day: "2026-11-01", compared: 100, discrepancies: 4, theirsNotOurs: 4, oursNotTheirs: 0, mismatched: 0 },
-      { provider: "standard" as const, day: "2026-11-01", compared: 100, discrepancies: 2, theirsNotOurs: 1, oursNotTheirs: 1, mismatched: 0 },
-      { provider: "stripe" as const, day: "2026-11-03", compared: 100, discrepancies: 0, theirsNotOurs: 0, oursNotTheirs: 0, mismatched: 0 },
+      {
+        provider: "stripe" as const,
+        day: "2026-10-28",
+        compared: 100,
+        discrepancies: 10,
+        theirsNotOurs: 10,
+        oursNotTheirs: 0,
+        mismatched: 0,
+      },
+      {
+        provider: "stripe" as const,
+        day: "2026-11-01",
+        compared: 100,
+        discrepancies: 4,
+        theirsNotOurs: 4,
+        oursNotTheirs: 0,
+        mismatched: 0,
+      },
+      {
+        provider: "standard" as const,
+        day: "2026-11-01",
+        compared: 100,
+        discrepancies: 2,
+        theirsNotOurs: 1,
+        oursNotTheirs: 1,
+        mismatched: 0,
+      },
+      {
+        provider: "stripe" as const,
+        day: "2026-11-03",
+        compared: 100,
+        discrepancies: 0,
+        theirsNotOurs: 0,
+        oursNotTheirs: 0,
+        mismatched: 0,
+      },
     ];
     const s = chartSeries(points, from, to);
     expect(s.providers).toEqual(["standard", "stripe"]);
@@ -108,12 +170,34 @@ describe("the chart series", () => {
 
 async function seedHistory(tenant: TestTenant, perDay: (i: number) => number, days: number) {
   const today = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate()));
-  const run = await prisma.reconRun.create({ data: { tenantId: tenant.id, provider: "stripe", windowFrom: new Date(today.getTime() - days * DAY), windowTo: today, source: "API", actorType: "SYSTEM", actorLabel: "test", status: "DONE" } });
+  const run = await prisma.reconRun.create({
+    data: {
+      tenantId: tenant.id,
+      provider: "stripe",
+      windowFrom: new Date(today.getTime() - days * DAY),
+      windowTo: today,
+      source: "API",
+      actorType: "SYSTEM",
+      actorLabel: "test",
+      status: "DONE",
+    },
+  });
   for (let i = 0; i < days; i++) {
     const day = new Date(today.getTime() - (days - i) * DAY);
     await prisma.reconDayStat.create({ data: { tenantId: tenant.id, provider: "stripe", day, compared: 100 } });
     await prisma.reconDiscrepancy.createMany({
-      data: Array.from({ length: perDay(i) }, (_, n) => ({ tenantId: tenant.id, provider: "stripe" as const, reference: `hist_${i}_${n}`, bucket: "THEIRS_NOT_OURS" as const, state: "RESOLVED" as const, day, theirAmount: 100n, theirCurrency: "USD", firstRunId: run.id, lastRunId: run.id })),
+      data: Array.from({ length: perDay(i) }, (_, n) => ({
+        tenantId: tenant.id,
+        provider: "stripe" as const,
+        reference: `hist_${i}_${n}`,
+        bucket: "THEIRS_NOT_OURS" as const,
+        state: "RESOLVED" as const,
+        day,
+        theirAmount: 100n,
+        theirCurrency: "USD",
+        firstRunId: run.id,
+        lastRunId: run.id,
+      })),
     });
   }
 }
@@ -141,11 +225,23 @@ describe("the overview", () => {
     // This tenant's payment is claimed by a "worker" that then vanished an hour ago; another delivery does not parse.
     expect((await deliver(stripeRequest(tenant, aStripePayment()))).status).toBe(200);
     await pickUpReceived(100);
-    await prisma.$executeRaw(Prisma.sql`UPDATE processed_events SET claimed_at = now() - interval '1 hour' WHERE tenant_id = ${tenant.id}::uuid`);
+    await prisma.$executeRaw(
+      Prisma.sql`UPDATE processed_events SET claimed_at = now() - interval '1 hour' WHERE tenant_id = ${tenant.id}::uuid`,
+    );
     await deliver(stripeRequest(tenant, "{not json"));
     while ((await processOnce(() => undefined)) > 0);
-    await prisma.alert.create({ data: { tenantId: tenant.id, provider: "stripe", kind: "webhook_silence", message: "stripe went quiet" } });
-    await prisma.alert.create({ data: { tenantId: tenant.id, provider: "stripe", kind: "webhook_silence", message: "cleared", clearedAt: new Date() } });
+    await prisma.alert.create({
+      data: { tenantId: tenant.id, provider: "stripe", kind: "webhook_silence", message: "stripe went quiet" },
+    });
+    await prisma.alert.create({
+      data: {
+        tenantId: tenant.id,
+        provider: "stripe",
+        kind: "webhook_silence",
+        message: "cleared",
+        clearedAt: new Date(),
+      },
+    });
 
     const o = await overview(tenant.id, { days: 30, staleMs: STALE });
     expect(o.eventsToday).toMatchObject({ total: 2, webhooks: 2, fetched: 0 });
@@ -155,7 +251,12 @@ describe("the overview", () => {
     expect(o.cases.total).toBe(0);
 
     const otherView = await overview(other.id, { days: 30, staleMs: STALE });
-    expect(otherView).toMatchObject({ eventsToday: { total: 3 }, outbox: { pending: 2 }, stuck: { total: 1 }, alerts: [] });
+    expect(otherView).toMatchObject({
+      eventsToday: { total: 3 },
+      outbox: { pending: 2 },
+      stuck: { total: 1 },
+      alerts: [],
+    });
     await drain();
     expect((await overview(other.id, { days: 30, staleMs: STALE })).outbox.pending).toBe(0);
   });
@@ -182,24 +283,43 @@ describe("stuck claims", () => {
     const failed = aStripePayment({ amount: 2222n });
     for (const p of [stale, failed]) await deliver(stripeRequest(tenant, p));
     await pickUpReceived(100);
-    await prisma.$executeRaw(Prisma.sql`UPDATE processed_events SET claimed_at = now() - interval '10 minutes' WHERE provider_reference = ${stale.data.object.id}`);
-    await prisma.$executeRaw(Prisma.sql`UPDATE processed_events SET status = 'FAILED', claimed_at = NULL, last_error = 'gave up' WHERE provider_reference = ${failed.data.object.id}`);
-    await prisma.$executeRaw(Prisma.sql`UPDATE raw_events SET status = 'FAILED', last_error = 'gave up' WHERE id = (SELECT raw_event_id FROM processed_events WHERE provider_reference = ${failed.data.object.id})`);
+    await prisma.$executeRaw(
+      Prisma.sql`UPDATE processed_events SET claimed_at = now() - interval '10 minutes' WHERE provider_reference = ${stale.data.object.id}`,
+    );
+    await prisma.$executeRaw(
+      Prisma.sql`UPDATE processed_events SET status = 'FAILED', claimed_at = NULL, last_error = 'gave up' WHERE provider_reference = ${failed.data.object.id}`,
+    );
+    await prisma.$executeRaw(
+      Prisma.sql`UPDATE raw_events SET status = 'FAILED', last_error = 'gave up' WHERE id = (SELECT raw_event_id FROM processed_events WHERE provider_reference = ${failed.data.object.id})`,
+    );
     await deliver(stripeRequest(tenant, "{broken"));
     await drain();
 
     const items = await listStuck(tenant.id, STALE);
-    expect(items.map((i) => [i.kind, i.reference])).toEqual([["stale_claim", stale.data.object.id], ["failed_claim", failed.data.object.id], ["failed_event", null]]);
+    expect(items.map((i) => [i.kind, i.reference])).toEqual([
+      ["stale_claim", stale.data.object.id],
+      ["failed_claim", failed.data.object.id],
+      ["failed_event", null],
+    ]);
     expect(items[1]).toMatchObject({ lastError: "gave up" });
     expect(await listStuck(tenant.id, 20 * 60_000)).toHaveLength(2); // under a 20-minute threshold the 10-minute claim is not stuck yet
 
     const target = items[1]!;
-    expect(await reprocessEvent(tenant.id, target.rawEventId, SYSTEM_ACTOR, "payment confirmed at Stripe", STALE)).toMatchObject({ ok: true, value: { action: "release-claims", claims: 1 } });
+    expect(
+      await reprocessEvent(tenant.id, target.rawEventId, SYSTEM_ACTOR, "payment confirmed at Stripe", STALE),
+    ).toMatchObject({ ok: true, value: { action: "release-claims", claims: 1 } });
     await drain();
-    expect(await prisma.posting.count({ where: { tenantId: tenant.id, providerReference: failed.data.object.id } })).toBe(1);
+    expect(
+      await prisma.posting.count({ where: { tenantId: tenant.id, providerReference: failed.data.object.id } }),
+    ).toBe(1);
     expect((await listStuck(tenant.id, STALE)).map((i) => i.kind)).toEqual(["stale_claim", "failed_event"]);
-    expect(await reprocessEvent(tenant.id, target.rawEventId, SYSTEM_ACTOR, "again", STALE)).toMatchObject({ ok: false, reason: "nothing_to_do" });
-    expect(await prisma.posting.count({ where: { tenantId: tenant.id, providerReference: failed.data.object.id } })).toBe(1);
+    expect(await reprocessEvent(tenant.id, target.rawEventId, SYSTEM_ACTOR, "again", STALE)).toMatchObject({
+      ok: false,
+      reason: "nothing_to_do",
+    });
+    expect(
+      await prisma.posting.count({ where: { tenantId: tenant.id, providerReference: failed.data.object.id } }),
+    ).toBe(1);
   });
 
   it("lists a refund that has waited past the threshold for its payment, and drops it once the payment posts", async () => {
@@ -209,9 +329,20 @@ describe("stuck claims", () => {
     await deliver(stripeRequest(tenant, refund));
     await drain();
     expect(await listStuck(tenant.id, STALE)).toEqual([]); // a fresh wait is normal, not stuck
-    await prisma.$executeRaw(Prisma.sql`UPDATE processed_events SET created_at = now() - interval '10 minutes' WHERE provider_reference = ${refund.data.object.id}`);
-    expect(await listStuck(tenant.id, STALE)).toMatchObject([{ kind: "waiting_claim", reference: refund.data.object.id, lastError: expect.stringContaining(payment.data.object.id) }]);
-    expect((await overview(tenant.id, { days: 30, staleMs: STALE })).stuck).toMatchObject({ waiting_claim: 1, total: 1 });
+    await prisma.$executeRaw(
+      Prisma.sql`UPDATE processed_events SET created_at = now() - interval '10 minutes' WHERE provider_reference = ${refund.data.object.id}`,
+    );
+    expect(await listStuck(tenant.id, STALE)).toMatchObject([
+      {
+        kind: "waiting_claim",
+        reference: refund.data.object.id,
+        lastError: expect.stringContaining(payment.data.object.id),
+      },
+    ]);
+    expect((await overview(tenant.id, { days: 30, staleMs: STALE })).stuck).toMatchObject({
+      waiting_claim: 1,
+      total: 1,
+    });
     await deliver(stripeRequest(tenant, payment));
     await drain();
     expect(await listStuck(tenant.id, STALE)).toEqual([]);

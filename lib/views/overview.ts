@@ -14,7 +14,12 @@ export const OVERVIEW_RANGES = [30, 90] as const;
 export type OverviewRange = (typeof OVERVIEW_RANGES)[number];
 
 /** One day of the chart. Days never reconciled are unknown (null), not zero. */
-export type ChartDay = { day: string; total: number | null; byProvider: Record<string, number | null>; average7: number | null };
+export type ChartDay = {
+  day: string;
+  total: number | null;
+  byProvider: Record<string, number | null>;
+  average7: number | null;
+};
 
 export type Series = { days: ChartDay[]; providers: string[]; total: number; reconciledDays: number };
 
@@ -42,7 +47,9 @@ export function chartSeries(points: DayPoint[], from: Date, to: Date): Series {
   for (let t = from.getTime(); t < to.getTime(); t += DAY) {
     const day = dayKey(new Date(t));
     const m = byDay.get(day);
-    const window = Array.from({ length: 7 }, (_, i) => totalOn(dayKey(new Date(t - i * DAY)))).filter((v): v is number => v !== null);
+    const window = Array.from({ length: 7 }, (_, i) => totalOn(dayKey(new Date(t - i * DAY)))).filter(
+      (v): v is number => v !== null,
+    );
     const dayTotal = totalOn(day);
     if (dayTotal !== null) {
       total += dayTotal;
@@ -70,11 +77,21 @@ export type Overview = {
   stuck: StuckCounts & { staleMs: number };
   cases: Record<"OPEN" | "PROPOSED" | "WAITING" | "ESCALATED", number> & { total: number };
   alerts: { id: bigint; provider: string | null; kind: string; message: string; raisedAt: Date }[];
-  lastRun: { id: bigint; provider: string; status: string; startedAt: Date; finishedAt: Date | null; error: string | null } | null;
+  lastRun: {
+    id: bigint;
+    provider: string;
+    status: string;
+    startedAt: Date;
+    finishedAt: Date | null;
+    error: string | null;
+  } | null;
   generatedAt: Date;
 };
 
-export async function overview(tenantId: string, o: { days: OverviewRange; staleMs: number; now?: Date }): Promise<Overview> {
+export async function overview(
+  tenantId: string,
+  o: { days: OverviewRange; staleMs: number; now?: Date },
+): Promise<Overview> {
   const now = o.now ?? new Date();
   const to = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));
   const from = new Date(to.getTime() - o.days * DAY);
@@ -83,20 +100,39 @@ export async function overview(tenantId: string, o: { days: OverviewRange; stale
   const [points, ack, events, outbox, stuck, cases, alerts, lastRun] = await Promise.all([
     discrepancyHistory(tenantId, new Date(from.getTime() - 6 * DAY), to),
     ackLatencyP99(),
-    prisma.rawEvent.groupBy({ by: ["source"], where: { tenantId, receivedAt: { gte: today } }, _count: { _all: true } }),
+    prisma.rawEvent.groupBy({
+      by: ["source"],
+      where: { tenantId, receivedAt: { gte: today } },
+      _count: { _all: true },
+    }),
     prisma.$queryRaw<{ pending: number; oldest: number | null }[]>(Prisma.sql`
       SELECT count(*)::int AS pending, extract(epoch FROM now() - min(created_at))::float8 AS oldest
       FROM outbox WHERE tenant_id = ${tenantId}::uuid AND sent_at IS NULL`),
     countStuck(tenantId, o.staleMs),
-    prisma.case.groupBy({ by: ["status"], where: { tenantId, status: { in: [...OPEN_STATUSES] } }, _count: { _all: true } }),
-    prisma.alert.findMany({ where: { tenantId, clearedAt: null }, orderBy: { raisedAt: "desc" }, take: 20, select: { id: true, provider: true, kind: true, message: true, raisedAt: true } }),
-    prisma.reconRun.findFirst({ where: { tenantId }, orderBy: { id: "desc" }, select: { id: true, provider: true, status: true, startedAt: true, finishedAt: true, error: true } }),
+    prisma.case.groupBy({
+      by: ["status"],
+      where: { tenantId, status: { in: [...OPEN_STATUSES] } },
+      _count: { _all: true },
+    }),
+    prisma.alert.findMany({
+      where: { tenantId, clearedAt: null },
+      orderBy: { raisedAt: "desc" },
+      take: 20,
+      select: { id: true, provider: true, kind: true, message: true, raisedAt: true },
+    }),
+    prisma.reconRun.findFirst({
+      where: { tenantId },
+      orderBy: { id: "desc" },
+      select: { id: true, provider: true, status: true, startedAt: true, finishedAt: true, error: true },
+    }),
   ]);
 
   const inRange = points.filter((p) => p.day >= dayKey(from));
   const series = chartSeries(points, from, to);
   const totals = series.days.filter((d) => d.total !== null).map((d) => ({ day: d.day, discrepancies: d.total! }));
-  const verdictByProvider = Object.fromEntries(series.providers.map((p) => [p, trendVerdict(inRange.filter((x) => x.provider === p))]));
+  const verdictByProvider = Object.fromEntries(
+    series.providers.map((p) => [p, trendVerdict(inRange.filter((x) => x.provider === p))]),
+  );
   const count = (s: string) => events.find((e) => e.source === s)?._count._all ?? 0;
   const caseCounts = { OPEN: 0, PROPOSED: 0, WAITING: 0, ESCALATED: 0, total: 0 };
   for (const c of cases) {
@@ -109,7 +145,12 @@ export async function overview(tenantId: string, o: { days: OverviewRange; stale
     verdict: trendVerdict(totals),
     verdictByProvider,
     ack,
-    eventsToday: { total: events.reduce((a, e) => a + e._count._all, 0), webhooks: count("WEBHOOK"), fetched: count("RECONCILIATION"), since: today },
+    eventsToday: {
+      total: events.reduce((a, e) => a + e._count._all, 0),
+      webhooks: count("WEBHOOK"),
+      fetched: count("RECONCILIATION"),
+      since: today,
+    },
     outbox: { pending: outbox[0]?.pending ?? 0, oldestSeconds: outbox[0]?.oldest ?? 0 },
     stuck: { ...stuck, staleMs: o.staleMs },
     cases: caseCounts,

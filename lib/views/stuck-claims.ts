@@ -9,7 +9,13 @@ import type { Provider } from "@/lib/generated/prisma/enums";
 // Also: claims waiting for a provider whose confirmation API is down (any age: a
 // person should know the provider is down), and conflicts (deliveries whose money
 // disagrees with their claim, refunds past their payment), which only accountants decide.
-export type StuckKind = "stale_claim" | "waiting_claim" | "provider_wait" | "conflict" | "failed_claim" | "failed_event";
+export type StuckKind =
+  | "stale_claim"
+  | "waiting_claim"
+  | "provider_wait"
+  | "conflict"
+  | "failed_claim"
+  | "failed_event";
 
 export type StuckItem = {
   kind: StuckKind;
@@ -25,7 +31,17 @@ export type StuckItem = {
   claimedAt: Date | null;
 };
 
-type Row = { kind: StuckKind; claim_id: bigint | null; raw_event_id: bigint; provider: Provider; reference: string | null; attempts: number; last_error: string | null; received_at: Date; claimed_at: Date | null };
+type Row = {
+  kind: StuckKind;
+  claim_id: bigint | null;
+  raw_event_id: bigint;
+  provider: Provider;
+  reference: string | null;
+  attempts: number;
+  last_error: string | null;
+  received_at: Date;
+  claimed_at: Date | null;
+};
 
 function stuckSql(tenantId: string, staleMs: number) {
   return Prisma.sql`
@@ -56,15 +72,37 @@ function stuckSql(tenantId: string, staleMs: number) {
 
 /** The oldest stuck items first (they have waited longest). */
 export async function listStuck(tenantId: string, staleMs: number, limit = 200): Promise<StuckItem[]> {
-  const rows = await prisma.$queryRaw<Row[]>(Prisma.sql`${stuckSql(tenantId, staleMs)} ORDER BY received_at, raw_event_id LIMIT ${limit}`);
-  return rows.map((r) => ({ kind: r.kind, claimId: r.claim_id, rawEventId: r.raw_event_id, provider: r.provider, reference: r.reference, attempts: r.attempts, lastError: r.last_error, receivedAt: r.received_at, claimedAt: r.claimed_at }));
+  const rows = await prisma.$queryRaw<Row[]>(
+    Prisma.sql`${stuckSql(tenantId, staleMs)} ORDER BY received_at, raw_event_id LIMIT ${limit}`,
+  );
+  return rows.map((r) => ({
+    kind: r.kind,
+    claimId: r.claim_id,
+    rawEventId: r.raw_event_id,
+    provider: r.provider,
+    reference: r.reference,
+    attempts: r.attempts,
+    lastError: r.last_error,
+    receivedAt: r.received_at,
+    claimedAt: r.claimed_at,
+  }));
 }
 
 export type StuckCounts = Record<StuckKind, number> & { total: number };
 
 export async function countStuck(tenantId: string, staleMs: number): Promise<StuckCounts> {
-  const rows = await prisma.$queryRaw<{ kind: StuckKind; n: number }[]>(Prisma.sql`SELECT kind, count(*)::int AS n FROM (${stuckSql(tenantId, staleMs)}) s GROUP BY kind`);
-  const counts: StuckCounts = { stale_claim: 0, waiting_claim: 0, provider_wait: 0, conflict: 0, failed_claim: 0, failed_event: 0, total: 0 };
+  const rows = await prisma.$queryRaw<{ kind: StuckKind; n: number }[]>(
+    Prisma.sql`SELECT kind, count(*)::int AS n FROM (${stuckSql(tenantId, staleMs)}) s GROUP BY kind`,
+  );
+  const counts: StuckCounts = {
+    stale_claim: 0,
+    waiting_claim: 0,
+    provider_wait: 0,
+    conflict: 0,
+    failed_claim: 0,
+    failed_event: 0,
+    total: 0,
+  };
   for (const r of rows) {
     counts[r.kind] = r.n;
     counts.total += r.n;

@@ -12,26 +12,42 @@ export const eventCommands: Command[] = [
   {
     name: "events list",
     summary: "List a tenant's newest raw events",
-    options: { tenant: { type: "string" }, status: { type: "string" }, reference: { type: "string" }, limit: { type: "string" }, json: { type: "boolean" } },
+    options: {
+      tenant: { type: "string" },
+      status: { type: "string" },
+      reference: { type: "string" },
+      limit: { type: "string" },
+      json: { type: "boolean" },
+    },
     required: ["tenant"],
     database: true,
     async run(a) {
       const status = a.status === undefined ? undefined : String(a.status).toUpperCase();
-      if (status && !RAW_EVENT_STATUSES.includes(status as RawEventStatus)) throw new UsageError(`--status must be one of ${RAW_EVENT_STATUSES.join(", ")}`);
+      if (status && !RAW_EVENT_STATUSES.includes(status as RawEventStatus))
+        throw new UsageError(`--status must be one of ${RAW_EVENT_STATUSES.join(", ")}`);
       const limit = a.limit === undefined ? 50 : Number(a.limit);
       if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit must be a positive whole number`);
       const tenant = await requireTenant(a.tenant);
-      const events = await listEvents({ tenantId: tenant.id, status: status as RawEventStatus | undefined, reference: a.reference as string | undefined, limit });
+      const events = await listEvents({
+        tenantId: tenant.id,
+        status: status as RawEventStatus | undefined,
+        reference: a.reference as string | undefined,
+        limit,
+      });
       if (a.json) return printJson(events);
-      console.log(table(events.map((e) => ({
-        id: e.id,
-        provider: e.provider,
-        source: e.source,
-        status: e.status,
-        received: e.receivedAt,
-        references: e.claims.map((c) => c.providerReference).join(" "),
-        note: e.status === "DUPLICATE" ? `duplicate of ${e.duplicateOfId}` : (e.lastError ?? ""),
-      }))));
+      console.log(
+        table(
+          events.map((e) => ({
+            id: e.id,
+            provider: e.provider,
+            source: e.source,
+            status: e.status,
+            received: e.receivedAt,
+            references: e.claims.map((c) => c.providerReference).join(" "),
+            note: e.status === "DUPLICATE" ? `duplicate of ${e.duplicateOfId}` : (e.lastError ?? ""),
+          })),
+        ),
+      );
       const total = await prisma.rawEvent.count({ where: { tenantId: tenant.id } });
       console.log(`\n${events.length} shown of ${total}.`);
     },
@@ -40,8 +56,14 @@ export const eventCommands: Command[] = [
 
 eventCommands.push({
   name: "events reprocess",
-  summary: "Send a FAILED/IGNORED event (or a stuck claim) back through the normal path: --id N, or --status FAILED for all",
-  options: { tenant: { type: "string" }, id: { type: "string" }, status: { type: "string" }, reason: { type: "string" } },
+  summary:
+    "Send a FAILED/IGNORED event (or a stuck claim) back through the normal path: --id N, or --status FAILED for all",
+  options: {
+    tenant: { type: "string" },
+    id: { type: "string" },
+    status: { type: "string" },
+    reason: { type: "string" },
+  },
   required: ["tenant", "reason"],
   database: true,
   async run(a) {
@@ -52,7 +74,11 @@ eventCommands.push({
     if (a.id !== undefined) {
       if (!/^\d+$/.test(String(a.id))) throw new UsageError(`--id must be an event number, got "${a.id}"`);
       const r = orFail(await reprocessEvent(tenant.id, BigInt(String(a.id)), actor, String(a.reason), stale));
-      console.log(r.action === "reparse" ? `Event ${r.rawEventId} queued to be parsed again.` : `Event ${r.rawEventId}: ${r.claims} claim(s) released for a worker to retry.`);
+      console.log(
+        r.action === "reparse"
+          ? `Event ${r.rawEventId} queued to be parsed again.`
+          : `Event ${r.rawEventId}: ${r.claims} claim(s) released for a worker to retry.`,
+      );
       return;
     }
     if (String(a.status).toUpperCase() !== "FAILED") throw new UsageError("Give --id <event> or --status FAILED");

@@ -39,7 +39,8 @@ export function parseCommand(command: Command, argv: string[]) {
     throw new UsageError(`${(error as Error).message}\nUsage: ${usage(command)}`);
   }
   const missing = (command.required ?? []).filter((name) => parsed.values[name] === undefined);
-  if (missing.length) throw new UsageError(`Missing ${missing.map((m) => `--${m}`).join(", ")}\nUsage: ${usage(command)}`);
+  if (missing.length)
+    throw new UsageError(`Missing ${missing.map((m) => `--${m}`).join(", ")}\nUsage: ${usage(command)}`);
   return parsed.values as Record<string, string | boolean | string[] | undefined>;
 }
 
@@ -54,8 +55,16 @@ export function table(rows: Record<string, unknown>[]): string {
   const columns = Object.keys(rows[0]!);
   const text = (v: unknown) => (v instanceof Date ? v.toISOString() : v === null || v === undefined ? "" : String(v));
   const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => text(r[c]).length)));
-  const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join("  ").trimEnd();
-  return [line(columns), line(widths.map((w) => "-".repeat(w))), ...rows.map((r) => line(columns.map((c) => text(r[c]))))].join("\n");
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, i) => cell.padEnd(widths[i]!))
+      .join("  ")
+      .trimEnd();
+  return [
+    line(columns),
+    line(widths.map((w) => "-".repeat(w))),
+    ...rows.map((r) => line(columns.map((c) => text(r[c])))),
+  ].join("\n");
 }
 
 export function printJson(data: unknown): void {

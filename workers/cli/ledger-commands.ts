@@ -8,7 +8,8 @@ import { requireTenant } from "@/workers/cli/setup-commands";
 
 const wholeNumber = (flag: string, v: unknown, min = 0) => {
   const n = Number(v);
-  if (!Number.isInteger(n) || n < min) throw new UsageError(`--${flag} must be a whole number${min ? ` of at least ${min}` : ""}, got "${v}"`);
+  if (!Number.isInteger(n) || n < min)
+    throw new UsageError(`--${flag} must be a whole number${min ? ` of at least ${min}` : ""}, got "${v}"`);
   return n;
 };
 
@@ -29,13 +30,24 @@ export const ledgerCommands: Command[] = [
   },
   {
     name: "day generate",
-    summary: "Write a realistic, deterministic day of provider deliveries (ndjson) for npm run replay; --providers stripe,adyen (drawn equally) or stripe=4,adyen=1 (weighted), default all six weighted towards Stripe",
-    options: { events: { type: "string" }, seed: { type: "string" }, out: { type: "string" }, tenants: { type: "string" }, date: { type: "string" }, providers: { type: "string" } },
+    summary:
+      "Write a realistic, deterministic day of provider deliveries (ndjson) for npm run replay; --providers stripe,adyen (drawn equally) or stripe=4,adyen=1 (weighted), default all six weighted towards Stripe",
+    options: {
+      events: { type: "string" },
+      seed: { type: "string" },
+      out: { type: "string" },
+      tenants: { type: "string" },
+      date: { type: "string" },
+      providers: { type: "string" },
+    },
     required: ["events", "out"],
     async run(a) {
       const events = wholeNumber("events", a.events, 1);
       const seed = a.seed === undefined ? 1 : wholeNumber("seed", a.seed);
-      const tenants = String(a.tenants ?? "alpha,beta,gamma").split(",").map((s) => s.trim()).filter(Boolean);
+      const tenants = String(a.tenants ?? "alpha,beta,gamma")
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean);
       if (tenants.length === 0) throw new UsageError("--tenants must name at least one tenant");
       const date = String(a.date ?? "2026-12-01");
       const dayStart = Date.parse(`${date}T00:00:00Z`) / 1000;
@@ -45,13 +57,17 @@ export const ledgerCommands: Command[] = [
       try {
         providers = a.providers === undefined ? DEFAULT_PROVIDER_WEIGHTS : providersFromText(String(a.providers));
       } catch (e) {
-        throw new UsageError(`--providers: ${(e as Error).message}; give a comma list (stripe,adyen) or weights (stripe=4,adyen=1)`);
+        throw new UsageError(
+          `--providers: ${(e as Error).message}; give a comma list (stripe,adyen) or weights (stripe=4,adyen=1)`,
+        );
       }
       const day = generateDay({ seed, events, tenants, dayStart, providers });
       await writeDayFile(String(a.out), day);
       const notes = new Map<string, number>();
       for (const d of day.deliveries) notes.set(d.note, (notes.get(d.note) ?? 0) + 1);
-      console.log(`${day.deliveries.length} deliveries for ${day.movements.length} movements (${tenants.join(", ")}) written to ${path.resolve(String(a.out))}`);
+      console.log(
+        `${day.deliveries.length} deliveries for ${day.movements.length} movements (${tenants.join(", ")}) written to ${path.resolve(String(a.out))}`,
+      );
       console.log(`  ${[...notes].map(([k, v]) => `${k} ${v}`).join(", ")}`);
       const byProvider = new Map<string, number>();
       for (const m of day.movements) byProvider.set(m.provider, (byProvider.get(m.provider) ?? 0) + 1);

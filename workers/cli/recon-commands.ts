@@ -13,7 +13,8 @@ import { requireTenant } from "@/workers/cli/setup-commands";
 const DAY = 86_400_000;
 const parseDay = (flag: string, v: unknown) => {
   const text = String(v);
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(text) || Number.isNaN(Date.parse(`${text}T00:00:00Z`))) throw new UsageError(`--${flag} must be a date, YYYY-MM-DD; got "${text}"`);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(text) || Number.isNaN(Date.parse(`${text}T00:00:00Z`)))
+    throw new UsageError(`--${flag} must be a date, YYYY-MM-DD; got "${text}"`);
   return new Date(`${text}T00:00:00Z`);
 };
 
@@ -21,38 +22,88 @@ export const reconCommands: Command[] = [
   {
     name: "recon run",
     summary: "Reconcile a window against the provider's settlement API, or a report file (--file)",
-    options: { tenant: { type: "string" }, provider: { type: "string" }, date: { type: "string" }, from: { type: "string" }, to: { type: "string" }, file: { type: "string" }, format: { type: "string" }, json: { type: "boolean" } },
+    options: {
+      tenant: { type: "string" },
+      provider: { type: "string" },
+      date: { type: "string" },
+      from: { type: "string" },
+      to: { type: "string" },
+      file: { type: "string" },
+      format: { type: "string" },
+      json: { type: "boolean" },
+    },
     required: ["tenant", "provider"],
     database: true,
     async run(a) {
       const adapter = adapterFor(String(a.provider));
       if (!adapter) throw new UsageError(`Unknown provider "${a.provider}"`);
-      if (a.date !== undefined && (a.from !== undefined || a.to !== undefined)) throw new UsageError("Give --date, or --from and --to, not both");
-      if ((a.from === undefined) !== (a.to === undefined)) throw new UsageError("--from and --to go together (both days inclusive)");
-      if (a.format !== undefined && !reportFormats().includes(String(a.format))) throw new UsageError(`--format must be ${reportFormats().join(", ")} (default: detected from the header)`);
-      let window = a.date !== undefined ? { from: parseDay("date", a.date), to: new Date(parseDay("date", a.date).getTime() + DAY) } : a.from !== undefined ? { from: parseDay("from", a.from), to: new Date(parseDay("to", a.to).getTime() + DAY) } : undefined;
+      if (a.date !== undefined && (a.from !== undefined || a.to !== undefined))
+        throw new UsageError("Give --date, or --from and --to, not both");
+      if ((a.from === undefined) !== (a.to === undefined))
+        throw new UsageError("--from and --to go together (both days inclusive)");
+      if (a.format !== undefined && !reportFormats().includes(String(a.format)))
+        throw new UsageError(`--format must be ${reportFormats().join(", ")} (default: detected from the header)`);
+      let window =
+        a.date !== undefined
+          ? { from: parseDay("date", a.date), to: new Date(parseDay("date", a.date).getTime() + DAY) }
+          : a.from !== undefined
+            ? { from: parseDay("from", a.from), to: new Date(parseDay("to", a.to).getTime() + DAY) }
+            : undefined;
       const tenant = await requireTenant(a.tenant);
       if (!window && a.file === undefined) {
-        const endpoint = await prisma.providerEndpoint.findUnique({ where: { tenantId_provider: { tenantId: tenant.id, provider: adapter.provider } } });
+        const endpoint = await prisma.providerEndpoint.findUnique({
+          where: { tenantId_provider: { tenantId: tenant.id, provider: adapter.provider } },
+        });
         window = lookbackWindow(new Date(), lookbackDaysFor((endpoint?.settings ?? {}) as Record<string, unknown>));
       }
       if (window) {
         const asked = window;
         window = windowEndingBy(asked, new Date()) ?? undefined;
-        if (!window) throw new UsageError(`The window starts after now (${asked.from.toISOString()}): nothing can have settled there yet`);
+        if (!window)
+          throw new UsageError(
+            `The window starts after now (${asked.from.toISOString()}): nothing can have settled there yet`,
+          );
       }
-      const source = a.file !== undefined ? { kind: "csv" as const, file: String(a.file), format: a.format === undefined ? undefined : String(a.format) } : { kind: "api" as const };
-      const r = orFail(await runReconciliation({ tenantId: tenant.id, provider: adapter.provider as Provider, window, source, actor: cliActor() }));
+      const source =
+        a.file !== undefined
+          ? {
+              kind: "csv" as const,
+              file: String(a.file),
+              format: a.format === undefined ? undefined : String(a.format),
+            }
+          : { kind: "api" as const };
+      const r = orFail(
+        await runReconciliation({
+          tenantId: tenant.id,
+          provider: adapter.provider as Provider,
+          window,
+          source,
+          actor: cliActor(),
+        }),
+      );
       if (a.json) return printJson(r);
-      console.log(`Run ${r.runId}: ${r.window.from.toISOString()} → ${r.window.to.toISOString()}, ${r.compared} compared in ${r.durationMs} ms`);
-      console.log(table([
-        { bucket: "matched", items: r.matched, note: "" },
-        { bucket: "theirs-not-ours", items: r.theirsNotOurs, note: `${r.fetched} fetched and queued, ${r.inFlight} already held, ${r.fetchFailed} could not be fetched` },
-        { bucket: "ours-not-theirs", items: r.oursNotTheirs, note: "a person decides (cases)" },
-        { bucket: "mismatch", items: r.mismatched, note: "a person decides (cases)" },
-      ]));
-      console.log(`${r.newDiscrepancies} new discrepancies, ${r.casesOpened} cases opened, ${r.resolvedOnRecheck} resolved on re-check${r.linesOutsideWindow ? `, ${r.linesOutsideWindow} report lines outside the window skipped` : ""}.`);
-      if (r.silence.alert) console.log(`ALERT: ${r.silence.settledLines} settled lines but only ${r.silence.webhooksReceived} webhooks received in the window: check the webhook endpoint at the provider.`);
+      console.log(
+        `Run ${r.runId}: ${r.window.from.toISOString()} → ${r.window.to.toISOString()}, ${r.compared} compared in ${r.durationMs} ms`,
+      );
+      console.log(
+        table([
+          { bucket: "matched", items: r.matched, note: "" },
+          {
+            bucket: "theirs-not-ours",
+            items: r.theirsNotOurs,
+            note: `${r.fetched} fetched and queued, ${r.inFlight} already held, ${r.fetchFailed} could not be fetched`,
+          },
+          { bucket: "ours-not-theirs", items: r.oursNotTheirs, note: "a person decides (cases)" },
+          { bucket: "mismatch", items: r.mismatched, note: "a person decides (cases)" },
+        ]),
+      );
+      console.log(
+        `${r.newDiscrepancies} new discrepancies, ${r.casesOpened} cases opened, ${r.resolvedOnRecheck} resolved on re-check${r.linesOutsideWindow ? `, ${r.linesOutsideWindow} report lines outside the window skipped` : ""}.`,
+      );
+      if (r.silence.alert)
+        console.log(
+          `ALERT: ${r.silence.settledLines} settled lines but only ${r.silence.webhooksReceived} webhooks received in the window: check the webhook endpoint at the provider.`,
+        );
     },
   },
   {
@@ -63,8 +114,30 @@ export const reconCommands: Command[] = [
     database: true,
     async run(a) {
       const tenant = await requireTenant(a.tenant);
-      const runs = await prisma.reconRun.findMany({ where: { tenantId: tenant.id }, orderBy: { id: "desc" }, take: Number(a.limit ?? 20) });
-      console.log(table(runs.map((r) => ({ id: r.id, provider: r.provider, from: r.windowFrom, to: r.windowTo, source: r.sourceName ?? r.source, by: r.actorLabel, status: r.status, matched: r.matched, theirs: r.theirsNotOurs, ours: r.oursNotTheirs, mismatch: r.mismatched, ms: r.durationMs ?? "", error: r.error ?? "" }))));
+      const runs = await prisma.reconRun.findMany({
+        where: { tenantId: tenant.id },
+        orderBy: { id: "desc" },
+        take: Number(a.limit ?? 20),
+      });
+      console.log(
+        table(
+          runs.map((r) => ({
+            id: r.id,
+            provider: r.provider,
+            from: r.windowFrom,
+            to: r.windowTo,
+            source: r.sourceName ?? r.source,
+            by: r.actorLabel,
+            status: r.status,
+            matched: r.matched,
+            theirs: r.theirsNotOurs,
+            ours: r.oursNotTheirs,
+            mismatch: r.mismatched,
+            ms: r.durationMs ?? "",
+            error: r.error ?? "",
+          })),
+        ),
+      );
     },
   },
   {
@@ -81,9 +154,22 @@ export const reconCommands: Command[] = [
       const points = await discrepancyHistory(tenant.id, new Date(to.getTime() - days * DAY), to);
       const trend = await trendSummary(tenant.id);
       if (a.json) return printJson({ days: points, trend });
-      console.log(table(points.map((p) => ({ day: p.day, provider: p.provider, compared: p.compared, discrepancies: p.discrepancies, "theirs-not-ours": p.theirsNotOurs, "ours-not-theirs": p.oursNotTheirs, mismatch: p.mismatched }))));
+      console.log(
+        table(
+          points.map((p) => ({
+            day: p.day,
+            provider: p.provider,
+            compared: p.compared,
+            discrepancies: p.discrepancies,
+            "theirs-not-ours": p.theirsNotOurs,
+            "ours-not-theirs": p.oursNotTheirs,
+            mismatch: p.mismatched,
+          })),
+        ),
+      );
       console.log(`\nLast 30 days: ${trend.overall.verdict.toUpperCase()}. ${trend.overall.reading}`);
-      for (const [provider, v] of Object.entries(trend.byProvider)) console.log(`  ${provider}: ${v.verdict} (${v.reading})`);
+      for (const [provider, v] of Object.entries(trend.byProvider))
+        console.log(`  ${provider}: ${v.verdict} (${v.reading})`);
     },
   },
 ];

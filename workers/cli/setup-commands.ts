@@ -32,8 +32,21 @@ export const setupCommands: Command[] = [
     options: {},
     database: true,
     async run() {
-      const tenants = await prisma.tenant.findMany({ orderBy: { slug: "asc" }, include: { endpoints: { include: { secrets: { where: { revokedAt: null } } } } } });
-      console.log(table(tenants.map((t) => ({ slug: t.slug, name: t.name, endpoints: t.endpoints.map((e) => `${e.provider}(${e.secrets.length} secret${e.secrets.length === 1 ? "" : "s"})`).join(" ") }))));
+      const tenants = await prisma.tenant.findMany({
+        orderBy: { slug: "asc" },
+        include: { endpoints: { include: { secrets: { where: { revokedAt: null } } } } },
+      });
+      console.log(
+        table(
+          tenants.map((t) => ({
+            slug: t.slug,
+            name: t.name,
+            endpoints: t.endpoints
+              .map((e) => `${e.provider}(${e.secrets.length} secret${e.secrets.length === 1 ? "" : "s"})`)
+              .join(" "),
+          })),
+        ),
+      );
     },
   },
   {
@@ -53,24 +66,45 @@ export const setupCommands: Command[] = [
     async run(a) {
       const adapter = adapterFor(str(a.provider));
       if (!adapter) throw new UsageError(`--provider must be one of ${supportedProviders().join(", ")}`);
-      if (!a.secret && !a.generate) throw new UsageError("Give --secret <value> (as the provider shows it) or --generate");
+      if (!a.secret && !a.generate)
+        throw new UsageError("Give --secret <value> (as the provider shows it) or --generate");
       const secret = a.secret ? str(a.secret) : generateSecret(adapter.provider);
       const r = orFail(
-        await addSecret(str(a.tenant), adapter.provider, secret, {
-          label: a.label as string | undefined,
-          overlapSeconds: a["overlap-hours"] !== undefined ? positiveInt("overlap-hours", a["overlap-hours"]) * 3600 : undefined,
-          toleranceSeconds: a["tolerance-seconds"] !== undefined ? positiveInt("tolerance-seconds", a["tolerance-seconds"]) : undefined,
-        }, cliActor()),
+        await addSecret(
+          str(a.tenant),
+          adapter.provider,
+          secret,
+          {
+            label: a.label as string | undefined,
+            overlapSeconds:
+              a["overlap-hours"] !== undefined ? positiveInt("overlap-hours", a["overlap-hours"]) * 3600 : undefined,
+            toleranceSeconds:
+              a["tolerance-seconds"] !== undefined
+                ? positiveInt("tolerance-seconds", a["tolerance-seconds"])
+                : undefined,
+          },
+          cliActor(),
+        ),
       );
-      console.log(`Secret added to ${a.tenant}/${adapter.provider}${r.expiring ? `; ${r.expiring} older secret(s) expire after the overlap` : ""}.`);
+      console.log(
+        `Secret added to ${a.tenant}/${adapter.provider}${r.expiring ? `; ${r.expiring} older secret(s) expire after the overlap` : ""}.`,
+      );
       if (a.generate) console.log(`Secret (shown once): ${secret}`);
       console.log(`Webhook URL: /api/webhooks/${a.tenant}/${adapter.provider}`);
     },
   },
   {
     name: "endpoint set",
-    summary: "Change a provider endpoint: --setting key=value (apiKey, apiBaseUrl, webhookId, secretKey, reconLookbackDays; key= removes), --tolerance-seconds, --enable/--disable",
-    options: { tenant: { type: "string" }, provider: { type: "string" }, setting: { type: "string", multiple: true }, "tolerance-seconds": { type: "string" }, enable: { type: "boolean" }, disable: { type: "boolean" } },
+    summary:
+      "Change a provider endpoint: --setting key=value (apiKey, apiBaseUrl, webhookId, secretKey, reconLookbackDays; key= removes), --tolerance-seconds, --enable/--disable",
+    options: {
+      tenant: { type: "string" },
+      provider: { type: "string" },
+      setting: { type: "string", multiple: true },
+      "tolerance-seconds": { type: "string" },
+      enable: { type: "boolean" },
+      disable: { type: "boolean" },
+    },
     required: ["tenant", "provider"],
     database: true,
     async run(a) {
@@ -79,25 +113,55 @@ export const setupCommands: Command[] = [
         const eq = pair.indexOf("=");
         if (eq < 1) throw new UsageError(`--setting must be key=value, got "${pair}"`);
         const value = pair.slice(eq + 1);
-        settings[pair.slice(0, eq)] = value === "" ? null : /^\d+$/.test(value) && pair.startsWith("recon") ? Number(value) : value;
+        settings[pair.slice(0, eq)] =
+          value === "" ? null : /^\d+$/.test(value) && pair.startsWith("recon") ? Number(value) : value;
       }
       if (a.enable && a.disable) throw new UsageError("Give --enable or --disable, not both");
-      const r = orFail(await updateEndpointSettings(str(a.tenant), str(a.provider), {
-        settings,
-        enabled: a.enable ? true : a.disable ? false : undefined,
-        toleranceSeconds: a["tolerance-seconds"] !== undefined ? positiveInt("tolerance-seconds", a["tolerance-seconds"]) : undefined,
-      }, cliActor()));
-      console.log(`Endpoint ${a.tenant}/${a.provider}: ${r.enabled ? "enabled" : "DISABLED"}, tolerance ${r.toleranceSeconds} s, settings ${JSON.stringify(r.settings)}`);
+      const r = orFail(
+        await updateEndpointSettings(
+          str(a.tenant),
+          str(a.provider),
+          {
+            settings,
+            enabled: a.enable ? true : a.disable ? false : undefined,
+            toleranceSeconds:
+              a["tolerance-seconds"] !== undefined
+                ? positiveInt("tolerance-seconds", a["tolerance-seconds"])
+                : undefined,
+          },
+          cliActor(),
+        ),
+      );
+      console.log(
+        `Endpoint ${a.tenant}/${a.provider}: ${r.enabled ? "enabled" : "DISABLED"}, tolerance ${r.toleranceSeconds} s, settings ${JSON.stringify(r.settings)}`,
+      );
     },
   },
   {
     name: "user add",
     summary: "Create a dashboard user; prints a generated password once unless --password is given",
-    options: { email: { type: "string" }, role: { type: "string" }, tenant: { type: "string", multiple: true }, password: { type: "string" }, name: { type: "string" } },
+    options: {
+      email: { type: "string" },
+      role: { type: "string" },
+      tenant: { type: "string", multiple: true },
+      password: { type: "string" },
+      name: { type: "string" },
+    },
     required: ["email", "role"],
     database: true,
     async run(a) {
-      const u = orFail(await createUser({ email: str(a.email), role: str(a.role), tenants: (a.tenant as string[] | undefined) ?? [], password: a.password as string | undefined, name: a.name as string | undefined }, cliActor()));
+      const u = orFail(
+        await createUser(
+          {
+            email: str(a.email),
+            role: str(a.role),
+            tenants: (a.tenant as string[] | undefined) ?? [],
+            password: a.password as string | undefined,
+            name: a.name as string | undefined,
+          },
+          cliActor(),
+        ),
+      );
       console.log(`User ${u.email} created with role ${a.role}.`);
       if (!a.password) console.log(`Password (shown once): ${u.password}`);
     },
@@ -109,7 +173,12 @@ export const setupCommands: Command[] = [
     required: ["tenant", "role"],
     database: true,
     async run(a) {
-      const t = orFail(await createApiToken({ tenant: str(a.tenant), role: str(a.role), name: a.name as string | undefined }, cliActor()));
+      const t = orFail(
+        await createApiToken(
+          { tenant: str(a.tenant), role: str(a.role), name: a.name as string | undefined },
+          cliActor(),
+        ),
+      );
       console.log(`API token for ${a.tenant} (${a.role}), shown once; only its hash is stored:\n${t.token}`);
     },
   },

@@ -3,7 +3,8 @@ import { GET } from "@/app/api/metrics/route";
 import { resetConfigForTests } from "@/lib/platform/config";
 
 const TOKEN = "metrics-token-0123456789abcdef";
-const scrape = (authorization?: string) => GET(new Request("http://tally.test/api/metrics", { headers: authorization ? { authorization } : {} }));
+const scrape = (authorization?: string) =>
+  GET(new Request("http://tally.test/api/metrics", { headers: authorization ? { authorization } : {} }));
 
 afterEach(() => {
   delete process.env.TALLY_METRICS_TOKEN;
@@ -20,7 +21,16 @@ describe("GET /api/metrics", () => {
   it("with TALLY_METRICS_TOKEN set, answers 401 without the right bearer and the metrics with it", async () => {
     process.env.TALLY_METRICS_TOKEN = TOKEN;
     resetConfigForTests();
-    for (const authorization of [undefined, "Bearer", `Bearer ${TOKEN.slice(0, -1)}`, `Bearer ${TOKEN}x`, `Basic ${TOKEN}`, `Bearer ${TOKEN.toUpperCase()}`, TOKEN, `Bearer  ${TOKEN} extra`]) {
+    for (const authorization of [
+      undefined,
+      "Bearer",
+      `Bearer ${TOKEN.slice(0, -1)}`,
+      `Bearer ${TOKEN}x`,
+      `Basic ${TOKEN}`,
+      `Bearer ${TOKEN.toUpperCase()}`,
+      TOKEN,
+      `Bearer  ${TOKEN} extra`,
+    ]) {
       const res = await scrape(authorization);
       expect({ authorization, status: res.status }).toEqual({ authorization, status: 401 });
       expect(res.headers.get("www-authenticate")).toBe('Bearer realm="metrics"');

@@ -19,7 +19,9 @@ function authorised(request: Request, token: string): boolean {
 export async function GET(request: Request): Promise<Response> {
   const token = config().TALLY_METRICS_TOKEN;
   if (token !== undefined && !authorised(request, token)) {
-    return jsonError(401, "unauthenticated", "Metrics need 'Authorization: Bearer <TALLY_METRICS_TOKEN>'", { "www-authenticate": 'Bearer realm="metrics"' });
+    return jsonError(401, "unauthenticated", "Metrics need 'Authorization: Bearer <TALLY_METRICS_TOKEN>'", {
+      "www-authenticate": 'Bearer realm="metrics"',
+    });
   }
   const { registry } = metrics();
   return new Response(await registry.metrics(), { headers: { "content-type": registry.contentType } });

@@ -16,10 +16,16 @@ export default async function Overview({ params }: { params: Promise<{ tenant: s
   const { principal, tenant, allowed } = await requirePage(slug, "overview");
   if (!allowed) return <NoAccess role={principal.role} section="Overview" />;
   const data = await overview(tenant.id, { days: 30, staleMs: config().TALLY_STALE_CLAIM_MS });
-  const links = { claims: mayUse(principal.role, "claims"), cases: mayUse(principal.role, "cases"), reconciliation: mayUse(principal.role, "reconciliation") };
+  const links = {
+    claims: mayUse(principal.role, "claims"),
+    cases: mayUse(principal.role, "cases"),
+    reconciliation: mayUse(principal.role, "reconciliation"),
+  };
   return (
     <>
-      <h1>Overview <span className="muted subtitle">{tenant.name}</span></h1>
+      <h1>
+        Overview <span className="muted subtitle">{tenant.name}</span>
+      </h1>
       <OverviewDashboard tenant={slug} initial={plain(data) as OverviewData} links={links} />
     </>
   );

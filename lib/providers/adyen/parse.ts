@@ -27,7 +27,16 @@
 // with its original eventDate however often and in whatever batch it resends it, so
 // every delivery that can post a movement carries the same date.
 import { z } from "zod";
-import { currencyCode, describeZodError, looseBoolean, minorUnitsOrZero, optionalText, parseJson, requiredText, timestamp } from "@/lib/providers/fields";
+import {
+  currencyCode,
+  describeZodError,
+  looseBoolean,
+  minorUnitsOrZero,
+  optionalText,
+  parseJson,
+  requiredText,
+  timestamp,
+} from "@/lib/providers/fields";
 import type { Movement, ParseResult } from "@/lib/providers/types";
 
 const MONEY_CODES = { AUTHORISATION: "PAYMENT", REFUND: "REFUND" } as const;
@@ -45,7 +54,10 @@ const moneyItem = z.object({
   eventDate: timestamp,
   // Zero is real: a zero-value AUTHORISATION checks a card (ignored below).
   amount: z.object({ value: minorUnitsOrZero, currency: currencyCode }),
-  additionalData: z.record(z.string(), z.unknown()).nullish().transform((d) => d ?? {}),
+  additionalData: z
+    .record(z.string(), z.unknown())
+    .nullish()
+    .transform((d) => d ?? {}),
 });
 
 /** The account in a signed merchantReference "<account>/<order reference>", else null. */
@@ -73,10 +85,15 @@ export function parseAdyen(rawBody: Buffer): ParseResult {
     const kind = MONEY_CODES[eventCode as keyof typeof MONEY_CODES];
     if (!kind || success !== true) continue;
     const m = moneyItem.safeParse(raw);
-    if (!m.success) return { kind: "failed", error: `notificationItems[${index}] ${eventCode}: ${describeZodError(m.error)}` };
+    if (!m.success)
+      return { kind: "failed", error: `notificationItems[${index}] ${eventCode}: ${describeZodError(m.error)}` };
     const item = m.data;
     if (item.amount.value === 0n) continue;
-    if (kind === "REFUND" && !item.originalReference) return { kind: "failed", error: `notificationItems[${index}] REFUND: originalReference: missing (the refunded payment's pspReference)` };
+    if (kind === "REFUND" && !item.originalReference)
+      return {
+        kind: "failed",
+        error: `notificationItems[${index}] REFUND: originalReference: missing (the refunded payment's pspReference)`,
+      };
     movements.push({
       kind,
       reference: item.pspReference,
@@ -85,10 +102,14 @@ export function parseAdyen(rawBody: Buffer): ParseResult {
       amount: item.amount.value,
       currency: item.amount.currency,
       occurredAt: item.eventDate,
-      description: kind === "PAYMENT" ? `Adyen payment ${item.pspReference}` : `Adyen refund ${item.pspReference} of ${item.originalReference}`,
+      description:
+        kind === "PAYMENT"
+          ? `Adyen payment ${item.pspReference}`
+          : `Adyen refund ${item.pspReference} of ${item.originalReference}`,
     });
   }
   const eventType = codes.join(",");
-  if (movements.length === 0) return { kind: "ignored", eventType, reason: "no successful AUTHORISATION or REFUND with an amount in the batch" };
+  if (movements.length === 0)
+    return { kind: "ignored", eventType, reason: "no successful AUTHORISATION or REFUND with an amount in the batch" };
   return { kind: "money", eventType, movements };
 }

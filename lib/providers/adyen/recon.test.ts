@@ -21,10 +21,71 @@ beforeAll(async () => {
   key = await anEndpoint(tenant, "adyen");
 });
 
-const HEADER = ["Company Account", "Merchant Account", "Psp Reference", "Merchant Reference", "Payment Method", "Creation Date", "TimeZone", "Type", "Modification Reference", "Gross Currency", "Gross Debit (GC)", "Gross Credit (GC)", "Exchange Rate", "Net Currency", "Net Debit (NC)", "Net Credit (NC)", "Commission (NC)", "Markup (NC)", "Scheme Fees (NC)", "Interchange (NC)", "Payment Method Variant", "Modification Merchant Reference", "Batch Number"];
-type Row = { psp: string; type: "Settled" | "Refunded" | "Fee" | "MerchantPayout"; modification?: string; currency: string; debit?: string; credit?: string; at: string };
+const HEADER = [
+  "Company Account",
+  "Merchant Account",
+  "Psp Reference",
+  "Merchant Reference",
+  "Payment Method",
+  "Creation Date",
+  "TimeZone",
+  "Type",
+  "Modification Reference",
+  "Gross Currency",
+  "Gross Debit (GC)",
+  "Gross Credit (GC)",
+  "Exchange Rate",
+  "Net Currency",
+  "Net Debit (NC)",
+  "Net Credit (NC)",
+  "Commission (NC)",
+  "Markup (NC)",
+  "Scheme Fees (NC)",
+  "Interchange (NC)",
+  "Payment Method Variant",
+  "Modification Merchant Reference",
+  "Batch Number",
+];
+type Row = {
+  psp: string;
+  type: "Settled" | "Refunded" | "Fee" | "MerchantPayout";
+  modification?: string;
+  currency: string;
+  debit?: string;
+  credit?: string;
+  at: string;
+};
 const csv = (rows: Row[]) =>
-  [HEADER.join(","), ...rows.map((r) => ["TallyCompany", "TallyTestMerchant", r.psp, "order-1", "visa", r.at, "CET", r.type, r.modification ?? "", r.currency, r.debit ?? "", r.credit ?? "", "1", r.currency, r.debit ?? "", r.credit ?? "", "0.12", "", "0.02", "0.10", "visa", "", "42"].join(","))].join("\n") + "\n";
+  `${[
+    HEADER.join(","),
+    ...rows.map((r) =>
+      [
+        "TallyCompany",
+        "TallyTestMerchant",
+        r.psp,
+        "order-1",
+        "visa",
+        r.at,
+        "CET",
+        r.type,
+        r.modification ?? "",
+        r.currency,
+        r.debit ?? "",
+        r.credit ?? "",
+        "1",
+        r.currency,
+        r.debit ?? "",
+        r.credit ?? "",
+        "0.12",
+        "",
+        "0.02",
+        "0.10",
+        "visa",
+        "",
+        "42",
+      ].join(","),
+    ),
+  ].join("\n")}\n`;
 
 describe("reconciling Adyen from its Settlement Details Report", () => {
   it("matches what arrived, finds what did not, and names a mismatch", async () => {
@@ -34,7 +95,14 @@ describe("reconciling Adyen from its Settlement Details Report", () => {
       anAdyenItem({ pspReference: paid[0], value: 1130, currency: "EUR", eventDate: "2026-12-01T10:00:00+01:00" }),
       anAdyenItem({ pspReference: paid[1], value: 2500, currency: "EUR", eventDate: "2026-12-01T11:00:00+01:00" }),
       anAdyenItem({ pspReference: paid[2], value: 999, currency: "EUR", eventDate: "2026-12-01T12:00:00+01:00" }),
-      anAdyenItem({ eventCode: "REFUND", pspReference: refundPsp, originalReference: paid[1], value: 500, currency: "EUR", eventDate: "2026-12-01T13:00:00+01:00" }),
+      anAdyenItem({
+        eventCode: "REFUND",
+        pspReference: refundPsp,
+        originalReference: paid[1],
+        value: 500,
+        currency: "EUR",
+        eventDate: "2026-12-01T13:00:00+01:00",
+      }),
     ].map((item) => signedByAdyen(item, key));
     const res = await deliver(webhookRequest(tenant.slug, "adyen", JSON.stringify(anAdyenBatch(items)), {}));
     expect(res.status).toBe(200);
@@ -43,12 +111,22 @@ describe("reconciling Adyen from its Settlement Details Report", () => {
     expect(await prisma.posting.count({ where: { tenantId: tenant.id } })).toBe(4);
 
     const neverArrived = aPspReference();
-    const file = path.join(mkdtempSync(path.join(os.tmpdir(), "tally-adyen-")), "settlement_detail_report_batch_42.csv");
+    const file = path.join(
+      mkdtempSync(path.join(os.tmpdir(), "tally-adyen-")),
+      "settlement_detail_report_batch_42.csv",
+    );
     const rows: Row[] = [
       { psp: paid[0]!, type: "Settled", currency: "EUR", credit: "11.30", at: "2026-12-01 10:00:00" },
       { psp: paid[1]!, type: "Settled", currency: "EUR", credit: "25.00", at: "2026-12-01 11:00:00" },
       { psp: paid[2]!, type: "Settled", currency: "EUR", credit: "9.90", at: "2026-12-01 12:00:00" },
-      { psp: paid[1]!, type: "Refunded", modification: refundPsp, currency: "EUR", debit: "5.00", at: "2026-12-01 13:00:00" },
+      {
+        psp: paid[1]!,
+        type: "Refunded",
+        modification: refundPsp,
+        currency: "EUR",
+        debit: "5.00",
+        at: "2026-12-01 13:00:00",
+      },
       { psp: neverArrived, type: "Settled", currency: "EUR", credit: "42.00", at: "2026-12-01 14:00:00" },
       { psp: "", type: "Fee", currency: "EUR", debit: "0.50", at: "2026-12-01 23:00:00" },
       { psp: "", type: "MerchantPayout", currency: "EUR", debit: "78.20", at: "2026-12-01 23:30:00" },
@@ -56,16 +134,48 @@ describe("reconciling Adyen from its Settlement Details Report", () => {
     // Adyen's own fee and payout lines have an empty Psp Reference: the report is taken as Adyen writes it.
     writeFileSync(file, csv(rows));
 
-    const r = await runReconciliation({ tenantId: tenant.id, provider: "adyen", source: { kind: "csv", file }, actor: SYSTEM_ACTOR });
+    const r = await runReconciliation({
+      tenantId: tenant.id,
+      provider: "adyen",
+      source: { kind: "csv", file },
+      actor: SYSTEM_ACTOR,
+    });
     expect(r.ok).toBe(true);
     if (!r.ok) return;
     // 9.99 posted from the webhook against 9.90 settled: a mismatch for a person.
-    expect(r.value).toMatchObject({ compared: 5, matched: 3, theirsNotOurs: 1, oursNotTheirs: 0, mismatched: 1, casesOpened: 1, fetchFailed: 1 });
-    const missing = await prisma.reconDiscrepancy.findFirstOrThrow({ where: { tenantId: tenant.id, bucket: "THEIRS_NOT_OURS" } });
-    expect(missing).toMatchObject({ reference: neverArrived, theirAmount: 4200n, state: "FETCH_FAILED", note: expect.stringContaining("have the provider resend it") });
-    expect(missing.theirLine).toMatchObject({ format: "adyen", header: HEADER, line: expect.stringContaining(neverArrived) });
-    const mismatch = await prisma.reconDiscrepancy.findFirstOrThrow({ where: { tenantId: tenant.id, bucket: "MISMATCH" }, include: { case: true } });
-    expect(mismatch).toMatchObject({ reference: paid[2], theirAmount: 990n, ourAmount: 999n, case: { kind: "MISMATCH", status: "OPEN" } });
+    expect(r.value).toMatchObject({
+      compared: 5,
+      matched: 3,
+      theirsNotOurs: 1,
+      oursNotTheirs: 0,
+      mismatched: 1,
+      casesOpened: 1,
+      fetchFailed: 1,
+    });
+    const missing = await prisma.reconDiscrepancy.findFirstOrThrow({
+      where: { tenantId: tenant.id, bucket: "THEIRS_NOT_OURS" },
+    });
+    expect(missing).toMatchObject({
+      reference: neverArrived,
+      theirAmount: 4200n,
+      state: "FETCH_FAILED",
+      note: expect.stringContaining("have the provider resend it"),
+    });
+    expect(missing.theirLine).toMatchObject({
+      format: "adyen",
+      header: HEADER,
+      line: expect.stringContaining(neverArrived),
+    });
+    const mismatch = await prisma.reconDiscrepancy.findFirstOrThrow({
+      where: { tenantId: tenant.id, bucket: "MISMATCH" },
+      include: { case: true },
+    });
+    expect(mismatch).toMatchObject({
+      reference: paid[2],
+      theirAmount: 990n,
+      ourAmount: 999n,
+      case: { kind: "MISMATCH", status: "OPEN" },
+    });
     const run = await prisma.reconRun.findUniqueOrThrow({ where: { id: r.value.runId } });
     expect(run.windowFrom.toISOString()).toBe("2026-12-01T09:00:00.000Z"); // 10:00 CET
     expect(await ledgerViolations()).toEqual([]);
@@ -80,21 +190,55 @@ describe("Adyen's Settlement Details Report as published (fixtures/, 30 columns,
     const hexKey = await anEndpoint(fixtureTenant, "adyen");
     // 10:00, 11:00 and 13:00 BST are 09:00, 10:00 and 12:00 UTC.
     const items = [
-      anAdyenItem({ pspReference: "8815000000000001", value: 1130, currency: "GBP", eventDate: "2026-07-01T09:00:00Z" }),
-      anAdyenItem({ pspReference: "8815000000000002", value: 2500, currency: "GBP", eventDate: "2026-07-01T10:00:00Z" }),
-      anAdyenItem({ eventCode: "REFUND", pspReference: "8815000000000003", originalReference: "8815000000000002", value: 500, currency: "GBP", eventDate: "2026-07-01T12:00:00Z" }),
+      anAdyenItem({
+        pspReference: "8815000000000001",
+        value: 1130,
+        currency: "GBP",
+        eventDate: "2026-07-01T09:00:00Z",
+      }),
+      anAdyenItem({
+        pspReference: "8815000000000002",
+        value: 2500,
+        currency: "GBP",
+        eventDate: "2026-07-01T10:00:00Z",
+      }),
+      anAdyenItem({
+        eventCode: "REFUND",
+        pspReference: "8815000000000003",
+        originalReference: "8815000000000002",
+        value: 500,
+        currency: "GBP",
+        eventDate: "2026-07-01T12:00:00Z",
+      }),
     ].map((item) => signedByAdyen(item, hexKey));
-    expect((await deliver(webhookRequest(fixtureTenant.slug, "adyen", JSON.stringify(anAdyenBatch(items)), {}))).status).toBe(200);
+    expect(
+      (await deliver(webhookRequest(fixtureTenant.slug, "adyen", JSON.stringify(anAdyenBatch(items)), {}))).status,
+    ).toBe(200);
     await drainAll();
   });
-  const reconcile = (file: string) => runReconciliation({ tenantId: fixtureTenant.id, provider: "adyen", source: { kind: "csv", file }, actor: SYSTEM_ACTOR });
+  const reconcile = (file: string) =>
+    runReconciliation({
+      tenantId: fixtureTenant.id,
+      provider: "adyen",
+      source: { kind: "csv", file },
+      actor: SYSTEM_ACTOR,
+    });
 
   it("imports a report with Adyen's fee, deposit-correction, invoice-deduction and payout lines (empty Psp Reference), matching every payment and refund", async () => {
     const r = await reconcile(FIXTURE);
-    expect(r).toMatchObject({ ok: true, value: { compared: 3, matched: 3, theirsNotOurs: 0, oursNotTheirs: 0, mismatched: 0, notReconciled: 3 } });
+    expect(r).toMatchObject({
+      ok: true,
+      value: { compared: 3, matched: 3, theirsNotOurs: 0, oursNotTheirs: 0, mismatched: 0, notReconciled: 3 },
+    });
     if (!r.ok) return;
     const run = await prisma.reconRun.findUniqueOrThrow({ where: { id: r.value.runId } });
-    expect((run.notReconciledLines as { category: string; amount: string }[]).map((l) => [l.category, l.amount])).toEqual([["Fee", "-50"], ["DepositCorrection", "10000"], ["InvoiceDeduction", "-1200"]]);
+    expect(
+      (run.notReconciledLines as { category: string; amount: string }[]).map((l) => [l.category, l.amount]),
+    ).toEqual([
+      ["Fee", "-50"],
+      ["DepositCorrection", "10000"],
+      ["InvoiceDeduction", "-1200"],
+    ]);
     // 10:00 BST is 09:00 UTC.
     expect(run.windowFrom.toISOString()).toBe("2026-07-01T09:00:00.000Z");
   });
@@ -107,9 +251,16 @@ describe("Adyen's Settlement Details Report as published (fixtures/, 30 columns,
     writeFileSync(pst, text.replace(",2026-07-01 10:00:00,BST,", ",2026-07-01 01:00:00,PST,"));
     const r = await reconcile(pst);
     expect(r).toMatchObject({ ok: true, value: { matched: 3 } });
-    if (r.ok) expect((await prisma.reconRun.findUniqueOrThrow({ where: { id: r.value.runId } })).windowFrom.toISOString()).toBe("2026-07-01T09:00:00.000Z");
+    if (r.ok)
+      expect((await prisma.reconRun.findUniqueOrThrow({ where: { id: r.value.runId } })).windowFrom.toISOString()).toBe(
+        "2026-07-01T09:00:00.000Z",
+      );
     const unknown = path.join(dir, "unknown.csv");
     writeFileSync(unknown, text.replace(",BST,Settled,", ",XYZT,Settled,"));
-    expect(await reconcile(unknown)).toMatchObject({ ok: false, reason: "malformed_report", message: expect.stringContaining('column "TimeZone": unknown time zone "XYZT"') });
+    expect(await reconcile(unknown)).toMatchObject({
+      ok: false,
+      reason: "malformed_report",
+      message: expect.stringContaining('column "TimeZone": unknown time zone "XYZT"'),
+    });
   });
 });

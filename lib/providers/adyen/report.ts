@@ -16,7 +16,16 @@ const PAYOUTS = /^(MerchantPayout|Balancetransfer)$/i;
 export const adyenReport: ReportParser = {
   format: "adyen",
   description: "Adyen's Settlement Details Report",
-  required: ["Psp Reference", "Merchant Reference", "Type", "Creation Date", "Gross Currency", "Gross Debit (GC)", "Gross Credit (GC)", "Batch Number"],
+  required: [
+    "Psp Reference",
+    "Merchant Reference",
+    "Type",
+    "Creation Date",
+    "Gross Currency",
+    "Gross Debit (GC)",
+    "Gross Credit (GC)",
+    "Batch Number",
+  ],
   detect: (names) => names.has("Psp Reference") && names.has("Batch Number"),
   mapper(columns) {
     return (row, fields, raw) => {
@@ -25,7 +34,12 @@ export const adyenReport: ReportParser = {
       if (!type) throw new ReportError(row, "Type", "empty");
       const zone = get("TimeZone");
       const offset = zone === "" ? "Z" : adyenZoneOffset(zone);
-      if (offset === null) throw new ReportError(row, "TimeZone", `unknown time zone "${zone}" (known: ${knownAdyenZones()}, or an offset like +01:00)`);
+      if (offset === null)
+        throw new ReportError(
+          row,
+          "TimeZone",
+          `unknown time zone "${zone}" (known: ${knownAdyenZones()}, or an offset like +01:00)`,
+        );
       const occurredAt = dateTime(row, "Creation Date", get("Creation Date"), offset);
       const settled = /^Settled(Bulk)?$/i.test(type);
       const refunded = /^Refunded(Bulk)?$/i.test(type);
@@ -36,14 +50,38 @@ export const adyenReport: ReportParser = {
       const side = kind === "OTHER" && get("Gross Currency") === "" && get("Net Currency") !== "" ? "NC" : "GC";
       const currencyColumn = side === "GC" ? "Gross Currency" : "Net Currency";
       const currency = currencyOf(row, currencyColumn, get(currencyColumn));
-      const credit = money(row, side === "GC" ? "Gross Credit (GC)" : "Net Credit (NC)", get(side === "GC" ? "Gross Credit (GC)" : "Net Credit (NC)"), currency);
-      const debit = money(row, side === "GC" ? "Gross Debit (GC)" : "Net Debit (NC)", get(side === "GC" ? "Gross Debit (GC)" : "Net Debit (NC)"), currency);
+      const credit = money(
+        row,
+        side === "GC" ? "Gross Credit (GC)" : "Net Credit (NC)",
+        get(side === "GC" ? "Gross Credit (GC)" : "Net Credit (NC)"),
+        currency,
+      );
+      const debit = money(
+        row,
+        side === "GC" ? "Gross Debit (GC)" : "Net Debit (NC)",
+        get(side === "GC" ? "Gross Debit (GC)" : "Net Debit (NC)"),
+        currency,
+      );
       // A refund's own pspReference is its Modification Reference; Psp Reference is the payment's.
       const reference =
-        kind === "PAYMENT" ? get("Psp Reference") : kind === "REFUND" ? get("Modification Reference") : get("Psp Reference") || get("Modification Reference") || `${type} row ${row}`;
-      if (!reference) throw new ReportError(row, kind === "REFUND" ? "Modification Reference" : "Psp Reference", "empty");
+        kind === "PAYMENT"
+          ? get("Psp Reference")
+          : kind === "REFUND"
+            ? get("Modification Reference")
+            : get("Psp Reference") || get("Modification Reference") || `${type} row ${row}`;
+      if (!reference)
+        throw new ReportError(row, kind === "REFUND" ? "Modification Reference" : "Psp Reference", "empty");
       const notReconciled = refundReversed || (kind === "OTHER" && !PAYOUTS.test(type)) ? type : undefined;
-      return { row, reference, kind, amount: credit - debit, currency, occurredAt, raw, ...(notReconciled && { notReconciled }) };
+      return {
+        row,
+        reference,
+        kind,
+        amount: credit - debit,
+        currency,
+        occurredAt,
+        raw,
+        ...(notReconciled && { notReconciled }),
+      };
     };
   },
 };

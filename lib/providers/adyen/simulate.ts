@@ -7,7 +7,16 @@
 // minor units. The batch is what is retried, whole; only its key order may change
 // (Adyen signs fields, not bytes, and always sends value as a number and success as text).
 import type { Random } from "@/lib/providers/simulation/random";
-import { cappedRefund, chars, drawMoney, isoSeconds, reshape, type CurrencyMix, type ProviderScript, type SimMovement } from "@/lib/providers/simulation/script";
+import {
+  cappedRefund,
+  chars,
+  drawMoney,
+  isoSeconds,
+  reshape,
+  type CurrencyMix,
+  type ProviderScript,
+  type SimMovement,
+} from "@/lib/providers/simulation/script";
 
 const MIX: CurrencyMix = [
   ["EUR", 40, 100, 200_000],
@@ -28,7 +37,13 @@ export function adyenBatch(items: object[]): object {
 
 function authorisation(m: SimMovement): object {
   return {
-    additionalData: { "metadata.account": m.account, shopperReference: `shopper_${m.account}`, authCode: m.reference.slice(-6), cardSummary: m.reference.slice(-4), expiryDate: "03/2030" },
+    additionalData: {
+      "metadata.account": m.account,
+      shopperReference: `shopper_${m.account}`,
+      authCode: m.reference.slice(-6),
+      cardSummary: m.reference.slice(-4),
+      expiryDate: "03/2030",
+    },
     amount: { currency: m.currency, value: m.amount },
     eventCode: "AUTHORISATION",
     eventDate: isoSeconds(m.created),
@@ -76,14 +91,43 @@ function capture(m: SimMovement, r: Random): object {
 /** A notification item that moves no money. */
 export function adyenIgnoredItem(r: Random, created: number): object {
   const kind = r.int(0, 2);
-  const base = { additionalData: {}, eventDate: isoSeconds(created), merchantAccountCode: MERCHANT, pspReference: pspReference(r) };
+  const base = {
+    additionalData: {},
+    eventDate: isoSeconds(created),
+    merchantAccountCode: MERCHANT,
+    pspReference: pspReference(r),
+  };
   if (kind === 0) {
     const [currency, value] = drawMoney(r, MIX);
-    return { ...base, additionalData: { refusalReasonRaw: "05 : Do not honor" }, amount: { currency, value }, eventCode: "AUTHORISATION", merchantReference: `order-${chars(r, 8)}`, paymentMethod: "mc", reason: "Refused", success: "false" };
+    return {
+      ...base,
+      additionalData: { refusalReasonRaw: "05 : Do not honor" },
+      amount: { currency, value },
+      eventCode: "AUTHORISATION",
+      merchantReference: `order-${chars(r, 8)}`,
+      paymentMethod: "mc",
+      reason: "Refused",
+      success: "false",
+    };
   }
-  if (kind === 1) return { ...base, amount: { currency: "EUR", value: 0 }, eventCode: "REPORT_AVAILABLE", merchantReference: "", reason: `https://ca-test.adyen.com/reports/download/MerchantAccount/${MERCHANT}/settlement_detail_report_batch_${r.int(1, 999)}.csv`, success: "true" };
+  if (kind === 1)
+    return {
+      ...base,
+      amount: { currency: "EUR", value: 0 },
+      eventCode: "REPORT_AVAILABLE",
+      merchantReference: "",
+      reason: `https://ca-test.adyen.com/reports/download/MerchantAccount/${MERCHANT}/settlement_detail_report_batch_${r.int(1, 999)}.csv`,
+      success: "true",
+    };
   const [currency, value] = drawMoney(r, MIX);
-  return { ...base, amount: { currency, value }, eventCode: "OFFER_CLOSED", merchantReference: `order-${chars(r, 8)}`, paymentMethod: "ideal", success: "true" };
+  return {
+    ...base,
+    amount: { currency, value },
+    eventCode: "OFFER_CLOSED",
+    merchantReference: `order-${chars(r, 8)}`,
+    paymentMethod: "ideal",
+    success: "true",
+  };
 }
 
 export const adyenScript: ProviderScript = {
@@ -103,7 +147,20 @@ export const adyenScript: ProviderScript = {
   malformed(r, created) {
     // Well-formed JSON Adyen signed, whose one item the parser cannot post: a fractional minor-unit value, or no date it can read.
     const [currency, value] = drawMoney(r, MIX);
-    const item = { additionalData: {}, amount: { currency, value }, eventCode: "AUTHORISATION", eventDate: isoSeconds(created), merchantAccountCode: MERCHANT, merchantReference: `order-${chars(r, 8)}`, pspReference: pspReference(r), success: "true" };
-    return JSON.stringify(adyenBatch([r.chance(0.5) ? { ...item, amount: { currency, value: value + 0.5 } } : { ...item, eventDate: "yesterday" }]));
+    const item = {
+      additionalData: {},
+      amount: { currency, value },
+      eventCode: "AUTHORISATION",
+      eventDate: isoSeconds(created),
+      merchantAccountCode: MERCHANT,
+      merchantReference: `order-${chars(r, 8)}`,
+      pspReference: pspReference(r),
+      success: "true",
+    };
+    return JSON.stringify(
+      adyenBatch([
+        r.chance(0.5) ? { ...item, amount: { currency, value: value + 0.5 } } : { ...item, eventDate: "yesterday" },
+      ]),
+    );
   },
 };

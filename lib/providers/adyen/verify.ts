@@ -15,13 +15,25 @@ import { explainMismatch, refuse, type Explanation } from "@/lib/providers/expla
 import { decodeBase64, decodeHex, hmac, safeEqual } from "@/lib/providers/signature";
 import type { VerifyInput, VerifyResult } from "@/lib/providers/types";
 
-type Item = Record<string, unknown> & { additionalData?: Record<string, unknown> | null; amount?: { value?: unknown; currency?: unknown } | null };
+type Item = Record<string, unknown> & {
+  additionalData?: Record<string, unknown> | null;
+  amount?: { value?: unknown; currency?: unknown } | null;
+};
 
 const text = (v: unknown) => (v === null || v === undefined ? "" : String(v));
 
 /** The string Adyen signs for one notification item. */
 export function adyenSignedData(item: Item): string {
-  return [item.pspReference, item.originalReference, item.merchantAccountCode, item.merchantReference, item.amount?.value, item.amount?.currency, item.eventCode, item.success]
+  return [
+    item.pspReference,
+    item.originalReference,
+    item.merchantAccountCode,
+    item.merchantReference,
+    item.amount?.value,
+    item.amount?.currency,
+    item.eventCode,
+    item.success,
+  ]
     .map(text)
     .join(":");
 }
@@ -34,14 +46,20 @@ function batchItems(rawBody: Buffer): { ok: true; items: unknown[]; live: unknow
     return { ok: false, message: "Body is not JSON; Tally reads Adyen's JSON notifications only" };
   }
   const items = (body as { notificationItems?: unknown } | null)?.notificationItems;
-  if (!Array.isArray(items) || items.length === 0) return { ok: false, message: "Body has no notificationItems: not an Adyen notification batch" };
+  if (!Array.isArray(items) || items.length === 0)
+    return { ok: false, message: "Body has no notificationItems: not an Adyen notification batch" };
   return { ok: true, items, live: (body as { live?: unknown }).live };
 }
 
 export function verifyAdyen({ rawBody, secrets }: VerifyInput): VerifyResult {
   const batch = batchItems(rawBody);
   if (!batch.ok) return { ok: false, reason: "malformed_body", message: batch.message };
-  if (secrets.length === 0) return { ok: false, reason: "no_active_secret", message: "No active Adyen HMAC key is configured for this endpoint" };
+  if (secrets.length === 0)
+    return {
+      ok: false,
+      reason: "no_active_secret",
+      message: "No active Adyen HMAC key is configured for this endpoint",
+    };
   const keys = secrets.map((s) => decodeHex(s)).filter((k): k is Buffer => k !== null && k.length > 0);
   const n = batch.items.length;
 
@@ -50,19 +68,32 @@ export function verifyAdyen({ rawBody, secrets }: VerifyInput): VerifyResult {
   batch.items.forEach((wrapper, index) => {
     const item = (wrapper as { NotificationRequestItem?: unknown } | null)?.NotificationRequestItem;
     if (!item || typeof item !== "object" || Array.isArray(item)) {
-      problems.push({ index, result: { ok: false, reason: "malformed_body", message: `notificationItems[${index}] has no NotificationRequestItem` } });
+      problems.push({
+        index,
+        result: {
+          ok: false,
+          reason: "malformed_body",
+          message: `notificationItems[${index}] has no NotificationRequestItem`,
+        },
+      });
       return;
     }
     const it = item as Item;
     const name = `notificationItems[${index}] (pspReference ${text(it.pspReference) || "missing"})`;
     const sigText = it.additionalData?.hmacSignature;
     if (typeof sigText !== "string" || sigText === "") {
-      problems.push({ index, result: { ok: false, reason: "missing_signature", message: `${name} has no additionalData.hmacSignature` } });
+      problems.push({
+        index,
+        result: { ok: false, reason: "missing_signature", message: `${name} has no additionalData.hmacSignature` },
+      });
       return;
     }
     const signature = decodeBase64(sigText);
     if (!signature) {
-      problems.push({ index, result: { ok: false, reason: "malformed_body", message: `${name}: additionalData.hmacSignature is not base64` } });
+      problems.push({
+        index,
+        result: { ok: false, reason: "malformed_body", message: `${name}: additionalData.hmacSignature is not base64` },
+      });
       return;
     }
     const data = adyenSignedData(it);
@@ -81,7 +112,11 @@ export function verifyAdyen({ rawBody, secrets }: VerifyInput): VerifyResult {
     // When other items verify, the key is right and this item is what is wrong.
     const explanation: Explanation =
       failed < n
-        ? { hint: "payload_altered", cause: "other items in this batch verify with the endpoint's HMAC key, so the key is right: this item was changed after Adyen signed it, or forged" }
+        ? {
+            hint: "payload_altered",
+            cause:
+              "other items in this batch verify with the endpoint's HMAC key, so the key is right: this item was changed after Adyen signed it, or forged",
+          }
         : explainMismatch({
             rawBody,
             secrets,
@@ -94,7 +129,11 @@ export function verifyAdyen({ rawBody, secrets }: VerifyInput): VerifyResult {
             wrongKind: adyenWrongKind,
             modeNote: adyenModeNote(batch.live),
           });
-    first = refuse("no_signature_matched", `${name} failed HMAC verification against every active HMAC key`, explanation);
+    first = refuse(
+      "no_signature_matched",
+      `${name} failed HMAC verification against every active HMAC key`,
+      explanation,
+    );
   } else {
     first = firstProblem!.result;
   }

@@ -6,7 +6,13 @@ const parse = (body: unknown) => parseFlutterwave(Buffer.from(typeof body === "s
 
 describe("Flutterwave event parsing", () => {
   it("maps a successful charge.completed to a payment keyed by flw_ref, major units to minor", () => {
-    const charge = aFlutterwaveCharge({ id: 285959875, flwRef: "PeterEkene/FLW270177170", txRef: "Links-616626414629", amount: 100, currency: "NGN" });
+    const charge = aFlutterwaveCharge({
+      id: 285959875,
+      flwRef: "PeterEkene/FLW270177170",
+      txRef: "Links-616626414629",
+      amount: 100,
+      currency: "NGN",
+    });
     expect(parse(charge)).toEqual({
       kind: "money",
       eventType: "charge.completed",
@@ -35,7 +41,10 @@ describe("Flutterwave event parsing", () => {
     expect(amount(5000, "UGX")).toBe(5000n);
     expect(amount(5000, "XOF")).toBe(5000n);
     expect(amount("12.345", "KWD")).toBe(12345n);
-    expect(amount(10.555, "NGN")).toMatchObject({ kind: "failed", error: expect.stringContaining("refusing to round") });
+    expect(amount(10.555, "NGN")).toMatchObject({
+      kind: "failed",
+      error: expect.stringContaining("refusing to round"),
+    });
   });
 
   it("takes the account from meta.account when the merchant set it", () => {
@@ -44,15 +53,28 @@ describe("Flutterwave event parsing", () => {
   });
 
   it("ignores failed and pending charges and other events", () => {
-    expect(parse(aFlutterwaveCharge({ status: "failed" }))).toEqual({ kind: "ignored", eventType: "charge.completed", reason: "charge status is failed, not successful" });
-    expect(parse({ event: "transfer.completed", data: { status: "SUCCESSFUL" } })).toMatchObject({ kind: "ignored", reason: "event type moves no money" });
+    expect(parse(aFlutterwaveCharge({ status: "failed" }))).toEqual({
+      kind: "ignored",
+      eventType: "charge.completed",
+      reason: "charge status is failed, not successful",
+    });
+    expect(parse({ event: "transfer.completed", data: { status: "SUCCESSFUL" } })).toMatchObject({
+      kind: "ignored",
+      reason: "event type moves no money",
+    });
   });
 
-  it("parses a reformatted duplicate (field order, numbers→strings, null→\"\") to identical movements", () => {
+  it('parses a reformatted duplicate (field order, numbers→strings, null→"") to identical movements', () => {
     const charge = aFlutterwaveCharge({ id: 285959875, flwRef: "FLW-MOCK-1", amount: 1500.5, currency: "GHS" });
     const reformatted = {
       "event.type": "CARD_TRANSACTION",
-      data: { ...Object.fromEntries(Object.entries(charge.data).reverse()), id: "285959875", amount: "1500.50", app_fee: "1.4", customer: { ...charge.data.customer, id: "215604089", phone_number: "" } },
+      data: {
+        ...Object.fromEntries(Object.entries(charge.data).reverse()),
+        id: "285959875",
+        amount: "1500.50",
+        app_fee: "1.4",
+        customer: { ...charge.data.customer, id: "215604089", phone_number: "" },
+      },
       event: "charge.completed",
     };
     expect(parse(JSON.stringify(reformatted, null, 2))).toEqual(parse(charge));
@@ -60,7 +82,15 @@ describe("Flutterwave event parsing", () => {
 
   it("fails on malformed payloads, saying where", () => {
     expect(parse("{")).toMatchObject({ kind: "failed" });
-    expect(parse({ event: "charge.completed", data: { status: "successful", id: 1, amount: 1, currency: "NGN", created_at: "2026-12-02T00:00:00Z" } })).toMatchObject({ kind: "failed", error: expect.stringContaining("flw_ref") });
-    expect(parse({ "event.type": "CARD_TRANSACTION", txRef: "x" })).toMatchObject({ kind: "failed", error: expect.stringContaining("not a Flutterwave v3 event") });
+    expect(
+      parse({
+        event: "charge.completed",
+        data: { status: "successful", id: 1, amount: 1, currency: "NGN", created_at: "2026-12-02T00:00:00Z" },
+      }),
+    ).toMatchObject({ kind: "failed", error: expect.stringContaining("flw_ref") });
+    expect(parse({ "event.type": "CARD_TRANSACTION", txRef: "x" })).toMatchObject({
+      kind: "failed",
+      error: expect.stringContaining("not a Flutterwave v3 event"),
+    });
   });
 });

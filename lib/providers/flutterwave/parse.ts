@@ -21,7 +21,17 @@
 // type for a payment), and its retries resend the same data, so every delivery that
 // can post the payment carries the same created_at.
 import { z } from "zod";
-import { currencyCode, decimalAmount, decimalMinorUnits, describeZodError, metadataAccount, optionalText, optionalTimestamp, parseJson, requiredText } from "@/lib/providers/fields";
+import {
+  currencyCode,
+  decimalAmount,
+  decimalMinorUnits,
+  describeZodError,
+  metadataAccount,
+  optionalText,
+  optionalTimestamp,
+  parseJson,
+  requiredText,
+} from "@/lib/providers/fields";
 import type { ParseResult } from "@/lib/providers/types";
 
 const envelope = z.object({
@@ -49,7 +59,12 @@ export function parseFlutterwave(rawBody: Buffer): ParseResult {
   if (!env.success) return { kind: "failed", error: `not a Flutterwave v3 event: ${describeZodError(env.error)}` };
   const { event, data } = env.data;
   if (event !== "charge.completed") return { kind: "ignored", eventType: event, reason: "event type moves no money" };
-  if (data.status !== "successful") return { kind: "ignored", eventType: event, reason: `charge status is ${String(data.status ?? "unknown")}, not successful` };
+  if (data.status !== "successful")
+    return {
+      kind: "ignored",
+      eventType: event,
+      reason: `charge status is ${String(data.status ?? "unknown")}, not successful`,
+    };
   const c = charge.safeParse(data);
   if (!c.success) return { kind: "failed", error: `${event}: ${describeZodError(c.error)}` };
   const ch = c.data;

@@ -6,7 +6,15 @@
 // toDecimalText, so the truth's minor units are what the parser reads back. Retries
 // may reorder keys, send null as "", numbers as strings, or meta as meta_data.
 import { toDecimalText } from "@/lib/ledger/money";
-import { chars, drawMoney, isoMillis, reshape, type CurrencyMix, type ProviderScript, type SimMovement } from "@/lib/providers/simulation/script";
+import {
+  chars,
+  drawMoney,
+  isoMillis,
+  reshape,
+  type CurrencyMix,
+  type ProviderScript,
+  type SimMovement,
+} from "@/lib/providers/simulation/script";
 
 const MIX: CurrencyMix = [
   ["NGN", 55, 10_000, 50_000_000],
@@ -17,7 +25,8 @@ const MIX: CurrencyMix = [
 ];
 
 /** The amount as Flutterwave writes it: a JSON number of major units. */
-export const flutterwaveAmount = (m: Pick<SimMovement, "amount" | "currency">) => Number(toDecimalText(BigInt(m.amount), m.currency));
+export const flutterwaveAmount = (m: Pick<SimMovement, "amount" | "currency">) =>
+  Number(toDecimalText(BigInt(m.amount), m.currency));
 export const flutterwaveTxRef = (m: Pick<SimMovement, "lookupId">) => `tally-sim-${m.lookupId}`;
 
 /** The transaction as Flutterwave describes it: the webhook's data, and what its verify API answers. */
@@ -42,8 +51,21 @@ export function flutterwaveTransaction(m: SimMovement) {
     created_at: isoMillis(m.created),
     account_id: 17_321,
     meta: { account: m.account },
-    customer: { id: 215_000_000 + Number(m.lookupId) % 100_000, name: "Sim Customer", phone_number: null, email: `${m.account}@example.com`, created_at: isoMillis(m.created - 30) },
-    card: { first_6digits: "553188", last_4digits: "2950", issuer: "MASTERCARD  CREDIT", country: "NG", type: "MASTERCARD", expiry: "09/32" },
+    customer: {
+      id: 215_000_000 + (Number(m.lookupId) % 100_000),
+      name: "Sim Customer",
+      phone_number: null,
+      email: `${m.account}@example.com`,
+      created_at: isoMillis(m.created - 30),
+    },
+    card: {
+      first_6digits: "553188",
+      last_4digits: "2950",
+      issuer: "MASTERCARD  CREDIT",
+      country: "NG",
+      type: "MASTERCARD",
+      expiry: "09/32",
+    },
   };
 }
 
@@ -65,7 +87,8 @@ export const flutterwaveScript: ProviderScript = {
   events: (m) => [chargeCompleted(m)],
   reformat(body, r) {
     const style = r.int(0, 3);
-    if (style < 3) return reshape(body, { reverseKeys: style === 0, nullToEmpty: style === 1, numbersToStrings: style === 2 });
+    if (style < 3)
+      return reshape(body, { reverseKeys: style === 0, nullToEmpty: style === 1, numbersToStrings: style === 2 });
     const { meta, ...data } = (body as { data: Record<string, unknown> }).data;
     return { ...body, data: { ...data, meta_data: meta } };
   },
@@ -75,10 +98,52 @@ export const flutterwaveScript: ProviderScript = {
       // A failed card attempt: charge.completed, but not successful.
       const [currency, minor] = drawMoney(r, MIX);
       const amount = Number(toDecimalText(BigInt(minor), currency));
-      return { event: "charge.completed", data: { id: r.int(100_000_000, 199_999_999), tx_ref: `tally-sim-failed-${chars(r, 8)}`, flw_ref: `FLW-MOCK-${chars(r, 32, "0123456789abcdef")}`, amount, currency, charged_amount: amount, status: "failed", processor_response: "Insufficient funds", payment_type: "card", created_at: isoMillis(created), customer: { id: r.int(215_000_000, 215_099_999), email: "someone@example.com" } }, "event.type": "CARD_TRANSACTION" };
+      return {
+        event: "charge.completed",
+        data: {
+          id: r.int(100_000_000, 199_999_999),
+          tx_ref: `tally-sim-failed-${chars(r, 8)}`,
+          flw_ref: `FLW-MOCK-${chars(r, 32, "0123456789abcdef")}`,
+          amount,
+          currency,
+          charged_amount: amount,
+          status: "failed",
+          processor_response: "Insufficient funds",
+          payment_type: "card",
+          created_at: isoMillis(created),
+          customer: { id: r.int(215_000_000, 215_099_999), email: "someone@example.com" },
+        },
+        "event.type": "CARD_TRANSACTION",
+      };
     }
-    if (kind === 1) return { event: "transfer.completed", "event.type": "Transfer", data: { id: r.int(400_000, 499_999), account_number: "0690000040", bank_code: "044", full_name: "Sim Payee", created_at: isoMillis(created), currency: "NGN", amount: r.int(1_000, 500_000), fee: 10.75, status: "SUCCESSFUL", reference: `tr-${chars(r, 10)}` } };
-    return { event: "subscription.cancelled", data: { id: r.int(10_000, 99_999), amount: 5000, customer: { id: r.int(215_000_000, 215_099_999), email: "someone@example.com" }, plan: { id: r.int(1_000, 9_999), name: "monthly" }, status: "cancelled" }, "event.type": "Subscription" };
+    if (kind === 1)
+      return {
+        event: "transfer.completed",
+        "event.type": "Transfer",
+        data: {
+          id: r.int(400_000, 499_999),
+          account_number: "0690000040",
+          bank_code: "044",
+          full_name: "Sim Payee",
+          created_at: isoMillis(created),
+          currency: "NGN",
+          amount: r.int(1_000, 500_000),
+          fee: 10.75,
+          status: "SUCCESSFUL",
+          reference: `tr-${chars(r, 10)}`,
+        },
+      };
+    return {
+      event: "subscription.cancelled",
+      data: {
+        id: r.int(10_000, 99_999),
+        amount: 5000,
+        customer: { id: r.int(215_000_000, 215_099_999), email: "someone@example.com" },
+        plan: { id: r.int(1_000, 9_999), name: "monthly" },
+        status: "cancelled",
+      },
+      "event.type": "Subscription",
+    };
   },
   malformed(r, created) {
     return r.pick([

@@ -8,7 +8,14 @@ import { aFlutterwaveCharge } from "@/dev/testing/provider-builders";
 const secretHash = "tally-flw-hash-6b1f3c0e9a";
 const body = Buffer.from(JSON.stringify(aFlutterwaveCharge()));
 const check = (hash: string | null, o: { raw?: Buffer; secrets?: string[] } = {}) =>
-  verifyFlutterwave({ rawBody: o.raw ?? body, headers: new Headers(hash === null ? {} : { "verif-hash": hash }), secrets: o.secrets ?? [secretHash], toleranceSeconds: 300, now: 0, settings: {} });
+  verifyFlutterwave({
+    rawBody: o.raw ?? body,
+    headers: new Headers(hash === null ? {} : { "verif-hash": hash }),
+    secrets: o.secrets ?? [secretHash],
+    toleranceSeconds: 300,
+    now: 0,
+    settings: {},
+  });
 
 describe("Flutterwave verif-hash verification", () => {
   it("accepts the configured secret hash", () => {
@@ -21,7 +28,12 @@ describe("Flutterwave verif-hash verification", () => {
   });
 
   it("rejects another hash, and near misses of the right one", () => {
-    expect(check("someone-elses-hash")).toMatchObject({ ok: false, reason: "no_signature_matched", hint: "wrong_secret", message: expect.stringContaining("verif-hash does not equal any active secret hash") });
+    expect(check("someone-elses-hash")).toMatchObject({
+      ok: false,
+      reason: "no_signature_matched",
+      hint: "wrong_secret",
+      message: expect.stringContaining("verif-hash does not equal any active secret hash"),
+    });
     expect(check(secretHash.slice(0, -1))).toMatchObject({ ok: false, reason: "no_signature_matched" });
     expect(check(`${secretHash}x`)).toMatchObject({ ok: false, reason: "no_signature_matched" });
     expect(check(secretHash.toUpperCase())).toMatchObject({ ok: false, reason: "no_signature_matched" });
@@ -29,7 +41,11 @@ describe("Flutterwave verif-hash verification", () => {
 
   it("explains a configured hash with whitespace, and an API key configured in its place", () => {
     expect(check(secretHash, { secrets: [`${secretHash}\n`] })).toMatchObject({ ok: false, hint: "secret_whitespace" });
-    expect(check(secretHash, { secrets: ["FLWSECK_TEST-0123456789abcdef0123456789abcdef-X"] })).toMatchObject({ ok: false, hint: "wrong_secret", message: expect.stringContaining("is a Flutterwave API key") });
+    expect(check(secretHash, { secrets: ["FLWSECK_TEST-0123456789abcdef0123456789abcdef-X"] })).toMatchObject({
+      ok: false,
+      hint: "wrong_secret",
+      message: expect.stringContaining("is a Flutterwave API key"),
+    });
   });
 
   it("accepts either of two active hashes during a rotation", () => {
@@ -38,7 +54,14 @@ describe("Flutterwave verif-hash verification", () => {
 
   it("names a missing header, and another provider's header in its place", () => {
     expect(check(null)).toEqual({ ok: false, reason: "missing_header", message: "Missing verif-hash header" });
-    const r = verifyFlutterwave({ rawBody: body, headers: new Headers({ "x-paystack-signature": "ab" }), secrets: [secretHash], toleranceSeconds: 300, now: 0, settings: {} });
+    const r = verifyFlutterwave({
+      rawBody: body,
+      headers: new Headers({ "x-paystack-signature": "ab" }),
+      secrets: [secretHash],
+      toleranceSeconds: 300,
+      now: 0,
+      settings: {},
+    });
     expect(r).toMatchObject({ ok: false, reason: "missing_header", hint: "wrong_endpoint" });
   });
 

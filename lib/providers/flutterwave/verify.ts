@@ -15,15 +15,28 @@ const digest = (value: string) => createHash("sha256").update(value, "utf8").dig
 
 export function verifyFlutterwave({ rawBody, headers, secrets }: VerifyInput): VerifyResult {
   const header = headers.get(FLUTTERWAVE_HASH_HEADER);
-  if (!header) return refuse("missing_header", "Missing verif-hash header", explainMissingHeader(headers, "flutterwave"));
-  if (secrets.length === 0) return { ok: false, reason: "no_active_secret", message: "No active Flutterwave secret hash is configured for this endpoint" };
+  if (!header)
+    return refuse("missing_header", "Missing verif-hash header", explainMissingHeader(headers, "flutterwave"));
+  if (secrets.length === 0)
+    return {
+      ok: false,
+      reason: "no_active_secret",
+      message: "No active Flutterwave secret hash is configured for this endpoint",
+    };
   const received = digest(header);
   const verifies = (_body: Buffer, secret: string) => timingSafeEqual(received, digest(secret));
   if (secrets.some((secret) => verifies(rawBody, secret))) return { ok: true, deliveryId: null };
   return refuse(
     "no_signature_matched",
     "verif-hash does not equal any active secret hash for this endpoint",
-    explainMismatch({ rawBody, secrets, verifies, bodySigned: false, secretName: "secret hash", wrongKind: flutterwaveWrongKind }),
+    explainMismatch({
+      rawBody,
+      secrets,
+      verifies,
+      bodySigned: false,
+      secretName: "secret hash",
+      wrongKind: flutterwaveWrongKind,
+    }),
   );
 }
 

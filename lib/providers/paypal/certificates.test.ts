@@ -10,7 +10,13 @@ const url = (path = "CERT-1") => new URL(`https://api.sandbox.paypal.com/v1/noti
 
 describe("PayPal certificate URLs", () => {
   it("accepts https URLs on PayPal's API hosts and other paypal.com hosts", () => {
-    for (const host of ["api.paypal.com", "api.sandbox.paypal.com", "api-m.paypal.com", "api-m.sandbox.paypal.com", "messageverificationcerts.paypal.com"]) {
+    for (const host of [
+      "api.paypal.com",
+      "api.sandbox.paypal.com",
+      "api-m.paypal.com",
+      "api-m.sandbox.paypal.com",
+      "messageverificationcerts.paypal.com",
+    ]) {
       expect(paypalCertificateUrl(`https://${host}/v1/notifications/certs/CERT-360caa42`)).toMatchObject({ ok: true });
     }
   });
@@ -37,7 +43,9 @@ describe("certificate URL prefixes trusted for simulators (TALLY_PAYPAL_EXTRA_CE
   const prefixes = ["http://127.0.0.1:4011/", "https://sim.test/paypal/certs/"];
 
   it("admits a URL with a prefix's scheme, host and port and a path below it", () => {
-    expect(paypalCertificateUrl("http://127.0.0.1:4011/v1/notifications/certs/CERT-sim-1", prefixes)).toMatchObject({ ok: true });
+    expect(paypalCertificateUrl("http://127.0.0.1:4011/v1/notifications/certs/CERT-sim-1", prefixes)).toMatchObject({
+      ok: true,
+    });
     expect(paypalCertificateUrl("https://sim.test/paypal/certs/CERT-2", prefixes)).toMatchObject({ ok: true });
   });
 
@@ -98,8 +106,15 @@ describe("the certificate cache", () => {
 
   it("does not keep failures: an unreachable certificate is tried again next time", async () => {
     let fail = true;
-    const cache = new CertificateCache({ fetcher: async () => (fail ? Promise.reject(new Error("ECONNRESET")) : signer.certificatePem), trustAnchors: selfAnchored });
-    expect(await cache.get(url())).toMatchObject({ ok: false, reason: "certificate_unavailable", message: expect.stringContaining("ECONNRESET") });
+    const cache = new CertificateCache({
+      fetcher: async () => (fail ? Promise.reject(new Error("ECONNRESET")) : signer.certificatePem),
+      trustAnchors: selfAnchored,
+    });
+    expect(await cache.get(url())).toMatchObject({
+      ok: false,
+      reason: "certificate_unavailable",
+      message: expect.stringContaining("ECONNRESET"),
+    });
     await new Promise((r) => setTimeout(r, 0));
     expect(cache.size).toBe(0);
     fail = false;
@@ -108,14 +123,19 @@ describe("the certificate cache", () => {
 
   it("rejects a response that is not a certificate", async () => {
     const cache = new CertificateCache({ fetcher: async () => "<html>PayPal</html>" });
-    expect(await cache.get(url())).toMatchObject({ ok: false, reason: "certificate_rejected", message: expect.stringContaining("did not return a PEM certificate") });
+    expect(await cache.get(url())).toMatchObject({
+      ok: false,
+      reason: "certificate_rejected",
+      message: expect.stringContaining("did not return a PEM certificate"),
+    });
   });
 });
 
 describe("who issued the certificate (issue #17 item 3)", () => {
   const chain = aCertificateChain();
   const anchors = () => [new X509Certificate(chain.rootPem)];
-  const served = (pem: string, trustAnchors?: () => X509Certificate[]) => new CertificateCache({ fetcher: async () => pem, ...(trustAnchors && { trustAnchors }) });
+  const served = (pem: string, trustAnchors?: () => X509Certificate[]) =>
+    new CertificateCache({ fetcher: async () => pem, ...(trustAnchors && { trustAnchors }) });
 
   it("accepts a leaf issued to PayPal's host that chains through the intermediate served with it to a trusted root", async () => {
     const r = await served(chain.servedPem, anchors).get(url());
@@ -124,19 +144,43 @@ describe("who issued the certificate (issue #17 item 3)", () => {
 
   it("refuses, naming why, a self-signed certificate and one from a CA the system does not trust", async () => {
     // Any https URL on a paypal.com host used to be enough: the host name is not the issuer.
-    expect(await served(signer.certificatePem).get(url())).toMatchObject({ ok: false, reason: "certificate_rejected", message: expect.stringContaining("does not chain to a trusted CA") });
-    expect(await served(chain.servedPem).get(url())).toMatchObject({ ok: false, reason: "certificate_rejected", message: expect.stringContaining("issuer CN=Tally Test Root CA is neither a system CA") });
+    expect(await served(signer.certificatePem).get(url())).toMatchObject({
+      ok: false,
+      reason: "certificate_rejected",
+      message: expect.stringContaining("does not chain to a trusted CA"),
+    });
+    expect(await served(chain.servedPem).get(url())).toMatchObject({
+      ok: false,
+      reason: "certificate_rejected",
+      message: expect.stringContaining("issuer CN=Tally Test Root CA is neither a system CA"),
+    });
   });
 
   it("refuses a chain without its intermediate, and a certificate issued to another name", async () => {
-    expect(await served(chain.leafPem, anchors).get(url())).toMatchObject({ ok: false, reason: "certificate_rejected", message: expect.stringContaining("does not chain") });
+    expect(await served(chain.leafPem, anchors).get(url())).toMatchObject({
+      ok: false,
+      reason: "certificate_rejected",
+      message: expect.stringContaining("does not chain"),
+    });
     const other = aCertificateChain({ host: "api.evil.example" });
-    expect(await served(other.servedPem, () => [new X509Certificate(other.rootPem)]).get(url())).toMatchObject({ ok: false, reason: "certificate_rejected", message: expect.stringContaining("not to messageverificationcerts.paypal.com") });
+    expect(await served(other.servedPem, () => [new X509Certificate(other.rootPem)]).get(url())).toMatchObject({
+      ok: false,
+      reason: "certificate_rejected",
+      message: expect.stringContaining("not to messageverificationcerts.paypal.com"),
+    });
   });
 
   it("refuses a chain whose intermediate is past its validity", async () => {
-    const cache = new CertificateCache({ fetcher: async () => chain.servedPem, trustAnchors: anchors, clock: () => Date.now() + 10 * 24 * 3600 * 1000 });
-    expect(await cache.get(url())).toMatchObject({ ok: false, reason: "certificate_rejected", message: expect.stringContaining("outside its validity") });
+    const cache = new CertificateCache({
+      fetcher: async () => chain.servedPem,
+      trustAnchors: anchors,
+      clock: () => Date.now() + 10 * 24 * 3600 * 1000,
+    });
+    expect(await cache.get(url())).toMatchObject({
+      ok: false,
+      reason: "certificate_rejected",
+      message: expect.stringContaining("outside its validity"),
+    });
   });
 
   it("trusts a configured simulator's certificate as served, and only when the URL is one", async () => {
@@ -148,11 +192,21 @@ describe("cache misses a sender can force", () => {
   it("fetch at most maxFetchesPerMinute distinct URLs a minute; past that a miss is refused as unavailable (PayPal retries), hits still answer", async () => {
     let now = Date.now();
     const calls: string[] = [];
-    const cache = new CertificateCache({ fetcher: async (u) => (calls.push(u.href), signer.certificatePem), trustAnchors: selfAnchored, maxFetchesPerMinute: 5, maxEntries: 1000, clock: () => now });
+    const cache = new CertificateCache({
+      fetcher: async (u) => (calls.push(u.href), signer.certificatePem),
+      trustAnchors: selfAnchored,
+      maxFetchesPerMinute: 5,
+      maxEntries: 1000,
+      clock: () => now,
+    });
     const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => cache.get(url(`MADE-UP-${i}`))));
     expect(calls).toHaveLength(5);
     expect(answers.filter((a) => a.ok)).toHaveLength(5);
-    expect(answers[5]).toMatchObject({ ok: false, reason: "certificate_unavailable", message: expect.stringContaining("5 certificate URLs were fetched in the last minute") });
+    expect(answers[5]).toMatchObject({
+      ok: false,
+      reason: "certificate_unavailable",
+      message: expect.stringContaining("5 certificate URLs were fetched in the last minute"),
+    });
     expect((await cache.get(url("MADE-UP-0"))).ok).toBe(true);
     expect(calls).toHaveLength(5);
     now += 60_001;

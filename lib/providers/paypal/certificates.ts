@@ -9,11 +9,19 @@
 import { X509Certificate } from "node:crypto";
 import { rootCertificates } from "node:tls";
 
-const PAYPAL_HOSTS = new Set(["api.paypal.com", "api.sandbox.paypal.com", "api-m.paypal.com", "api-m.sandbox.paypal.com"]);
+const PAYPAL_HOSTS = new Set([
+  "api.paypal.com",
+  "api.sandbox.paypal.com",
+  "api-m.paypal.com",
+  "api-m.sandbox.paypal.com",
+]);
 const FETCH_TIMEOUT_MS = 5000;
 const MAX_PEM_BYTES = 64 * 1024;
 /** The names PayPal's webhook signing certificates are issued to (live, sandbox). */
-export const PAYPAL_CERT_HOSTS = ["messageverificationcerts.paypal.com", "messageverificationcerts.sandbox.paypal.com"] as const;
+export const PAYPAL_CERT_HOSTS = [
+  "messageverificationcerts.paypal.com",
+  "messageverificationcerts.sandbox.paypal.com",
+] as const;
 const MAX_CHAIN = 5;
 const FETCH_WINDOW_MS = 60_000;
 
@@ -24,7 +32,8 @@ function systemTrustAnchors(): X509Certificate[] {
   return systemRoots;
 }
 
-const issuedBy = (child: X509Certificate, issuer: X509Certificate) => child.checkIssued(issuer) && child.verify(issuer.publicKey);
+const issuedBy = (child: X509Certificate, issuer: X509Certificate) =>
+  child.checkIssued(issuer) && child.verify(issuer.publicKey);
 
 /**
  * Null when `pem`'s first certificate is PayPal's: it chains through the certificates
@@ -36,13 +45,16 @@ export function chainProblem(pem: string, anchors: readonly X509Certificate[], n
   const certs = blocks.map((b) => new X509Certificate(b));
   const leaf = certs[0];
   if (!leaf) return "no certificate in the response";
-  if (!PAYPAL_CERT_HOSTS.some((host) => leaf.checkHost(host))) return `the certificate is issued to ${leaf.subject.replace(/\n/g, ", ")}, not to ${PAYPAL_CERT_HOSTS.join(" or ")}`;
+  if (!PAYPAL_CERT_HOSTS.some((host) => leaf.checkHost(host)))
+    return `the certificate is issued to ${leaf.subject.replace(/\n/g, ", ")}, not to ${PAYPAL_CERT_HOSTS.join(" or ")}`;
   let current = leaf;
   for (let depth = 0; depth < MAX_CHAIN; depth++) {
-    if (Date.parse(current.validTo) < now.getTime() || Date.parse(current.validFrom) > now.getTime()) return `${current.subject.replace(/\n/g, ", ")} in the chain is outside its validity (${current.validFrom} to ${current.validTo})`;
+    if (Date.parse(current.validTo) < now.getTime() || Date.parse(current.validFrom) > now.getTime())
+      return `${current.subject.replace(/\n/g, ", ")} in the chain is outside its validity (${current.validFrom} to ${current.validTo})`;
     if (anchors.some((anchor) => issuedBy(current, anchor))) return null;
     const next = certs.find((c) => c !== current && c.ca && issuedBy(current, c));
-    if (!next) return `the certificate does not chain to a trusted CA (issuer ${current.issuer.replace(/\n/g, ", ")} is neither a system CA nor an intermediate served with it)`;
+    if (!next)
+      return `the certificate does not chain to a trusted CA (issuer ${current.issuer.replace(/\n/g, ", ")} is neither a system CA nor an intermediate served with it)`;
     current = next;
   }
   return `the certificate chain is longer than ${MAX_CHAIN}`;
@@ -54,7 +66,10 @@ export function chainProblem(pem: string, anchors: readonly X509Certificate[], n
  * tests only) admits URLs with a prefix's scheme, host and port, a path below its path,
  * and no credentials; it is empty unless configured.
  */
-export function paypalCertificateUrl(text: string, extraPrefixes: readonly string[] = []): { ok: true; url: URL; simulator?: true } | { ok: false; message: string } {
+export function paypalCertificateUrl(
+  text: string,
+  extraPrefixes: readonly string[] = [],
+): { ok: true; url: URL; simulator?: true } | { ok: false; message: string } {
   let url: URL;
   try {
     url = new URL(text);
@@ -64,8 +79,13 @@ export function paypalCertificateUrl(text: string, extraPrefixes: readonly strin
   // A configured simulator's certificate is trusted as served: the prefix is the trust decision (refused in production).
   if (extraPrefixes.some((prefix) => underPrefix(url, prefix))) return { ok: true, url, simulator: true };
   if (url.protocol !== "https:") return { ok: false, message: `PAYPAL-CERT-URL must be https, got ${url.protocol}` };
-  if (url.username || url.password || url.port) return { ok: false, message: "PAYPAL-CERT-URL must not carry credentials or a port" };
-  if (!PAYPAL_HOSTS.has(url.hostname) && !url.hostname.endsWith(".paypal.com")) return { ok: false, message: `PAYPAL-CERT-URL host ${url.hostname} is not PayPal's; refusing to fetch a certificate from it` };
+  if (url.username || url.password || url.port)
+    return { ok: false, message: "PAYPAL-CERT-URL must not carry credentials or a port" };
+  if (!PAYPAL_HOSTS.has(url.hostname) && !url.hostname.endsWith(".paypal.com"))
+    return {
+      ok: false,
+      message: `PAYPAL-CERT-URL host ${url.hostname} is not PayPal's; refusing to fetch a certificate from it`,
+    };
   return { ok: true, url };
 }
 
@@ -139,7 +159,11 @@ export class CertificateCache {
     if (hit) this.entries.delete(key);
     this.fetchedAt = this.fetchedAt.filter((t) => t > now - FETCH_WINDOW_MS);
     if (this.fetchedAt.length >= this.maxFetchesPerMinute) {
-      return Promise.resolve({ ok: false, reason: "certificate_unavailable", message: `Not fetching the PayPal certificate at ${url.href} now: ${this.maxFetchesPerMinute} certificate URLs were fetched in the last minute, more than PayPal ever uses; retry later` });
+      return Promise.resolve({
+        ok: false,
+        reason: "certificate_unavailable",
+        message: `Not fetching the PayPal certificate at ${url.href} now: ${this.maxFetchesPerMinute} certificate URLs were fetched in the last minute, more than PayPal ever uses; retry later`,
+      });
     }
     this.fetchedAt.push(now);
     const entry: Entry = { expiresAt: now + this.ttlMs, value: this.load(url, o.simulator === true) };
@@ -160,7 +184,11 @@ export class CertificateCache {
     try {
       pem = await this.fetcher(url);
     } catch (error) {
-      return { ok: false, reason: "certificate_unavailable", message: `Could not fetch the PayPal certificate at ${url.href}: ${(error as Error).message}` };
+      return {
+        ok: false,
+        reason: "certificate_unavailable",
+        message: `Could not fetch the PayPal certificate at ${url.href}: ${(error as Error).message}`,
+      };
     }
     let certificate: X509Certificate;
     try {
@@ -175,6 +203,12 @@ export class CertificateCache {
     } catch (error) {
       problem = `a certificate in the chain is unreadable (${(error as Error).message})`;
     }
-    return problem ? { ok: false, reason: "certificate_rejected", message: `The certificate at ${url.href} is not PayPal's: ${problem}` } : { ok: true, certificate };
+    return problem
+      ? {
+          ok: false,
+          reason: "certificate_rejected",
+          message: `The certificate at ${url.href} is not PayPal's: ${problem}`,
+        }
+      : { ok: true, certificate };
   }
 }

@@ -21,11 +21,24 @@ beforeAll(async () => {
     req.on("data", (c) => (body += c));
     req.on("end", () => {
       seen.push({ method: req.method!, url: req.url!, authorization: req.headers.authorization ?? "", body });
-      const send = (a: Answer) => setTimeout(() => res.writeHead(a.status, { "content-type": "application/json" }).end(typeof a.body === "string" ? a.body : JSON.stringify(a.body)), a.delayMs ?? 0);
+      const send = (a: Answer) =>
+        setTimeout(
+          () =>
+            res
+              .writeHead(a.status, { "content-type": "application/json" })
+              .end(typeof a.body === "string" ? a.body : JSON.stringify(a.body)),
+          a.delayMs ?? 0,
+        );
       if (req.url === "/v1/oauth2/token") {
         if (tokenAnswer) return send(tokenAnswer);
-        const ok = req.headers.authorization === `Basic ${Buffer.from("client-1:secret-1").toString("base64")}` && body === "grant_type=client_credentials";
-        return send(ok ? { status: 200, body: { access_token: `token-${++issued}`, token_type: "Bearer", expires_in: 32400 } } : { status: 401, body: { error: "invalid_client", error_description: "Client Authentication failed" } });
+        const ok =
+          req.headers.authorization === `Basic ${Buffer.from("client-1:secret-1").toString("base64")}` &&
+          body === "grant_type=client_credentials";
+        return send(
+          ok
+            ? { status: 200, body: { access_token: `token-${++issued}`, token_type: "Bearer", expires_in: 32400 } }
+            : { status: 401, body: { error: "invalid_client", error_description: "Client Authentication failed" } },
+        );
       }
       send(answer);
     });
@@ -48,7 +61,15 @@ const capture: Movement = {
   occurredAt: new Date("2026-12-02T14:49:58Z"),
   description: "PayPal capture 42311647XV020574X",
 };
-const refund: Movement = { ...capture, kind: "REFUND", reference: "1JU08902781691411", account: null, amount: 100n, paymentReference: "42311647XV020574X", description: "PayPal refund" };
+const refund: Movement = {
+  ...capture,
+  kind: "REFUND",
+  reference: "1JU08902781691411",
+  account: null,
+  amount: 100n,
+  paymentReference: "42311647XV020574X",
+  description: "PayPal refund",
+};
 
 const captureRecord = (o: Record<string, unknown> = {}) => ({
   id: "42311647XV020574X",
@@ -70,7 +91,13 @@ const refundRecord = (o: Record<string, unknown> = {}) => ({
   ...o,
 });
 
-const settings = (o: Record<string, unknown> = {}) => ({ webhookId: "WH-1", clientId: "client-1", clientSecret: "secret-1", apiBaseUrl: baseUrl, ...o });
+const settings = (o: Record<string, unknown> = {}) => ({
+  webhookId: "WH-1",
+  clientId: "client-1",
+  clientSecret: "secret-1",
+  apiBaseUrl: baseUrl,
+  ...o,
+});
 
 describe("confirming a PayPal capture or refund through PayPal's API", () => {
   it("takes a client-credentials token, asks GET /v2/payments/captures/{id}, and returns PayPal's record to post", async () => {
@@ -78,7 +105,10 @@ describe("confirming a PayPal capture or refund through PayPal's API", () => {
     answer = { status: 200, body: captureRecord() };
     seen = [];
     expect(await confirm(capture, settings())).toEqual({ ok: true, movement: capture });
-    expect(seen.map((s) => `${s.method} ${s.url}`)).toEqual(["POST /v1/oauth2/token", "GET /v2/payments/captures/42311647XV020574X"]);
+    expect(seen.map((s) => `${s.method} ${s.url}`)).toEqual([
+      "POST /v1/oauth2/token",
+      "GET /v2/payments/captures/42311647XV020574X",
+    ]);
     expect(seen[1]!.authorization).toMatch(/^Bearer token-\d+$/);
   });
 
@@ -100,8 +130,15 @@ describe("confirming a PayPal capture or refund through PayPal's API", () => {
     seen = [];
     expect(await confirm(refund, settings())).toEqual({ ok: true, movement: refund });
     expect(seen.at(-1)!.url).toBe("/v2/payments/refunds/1JU08902781691411");
-    answer = { status: 200, body: refundRecord({ links: [{ href: "https://api.paypal.com/v2/payments/captures/OTHERCAPTURE", rel: "up" }] }) };
-    expect(await confirm(refund, settings())).toMatchObject({ ok: false, reason: "mismatch", message: expect.stringContaining("refunded capture OTHERCAPTURE, webhook 42311647XV020574X") });
+    answer = {
+      status: 200,
+      body: refundRecord({ links: [{ href: "https://api.paypal.com/v2/payments/captures/OTHERCAPTURE", rel: "up" }] }),
+    };
+    expect(await confirm(refund, settings())).toMatchObject({
+      ok: false,
+      reason: "mismatch",
+      message: expect.stringContaining("refunded capture OTHERCAPTURE, webhook 42311647XV020574X"),
+    });
   });
 
   it("refuses, naming the field, when PayPal's amount, currency, account or id disagree with the webhook", async () => {
@@ -116,7 +153,10 @@ describe("confirming a PayPal capture or refund through PayPal's API", () => {
     ];
     for (const [change, message] of cases) {
       answer = { status: 200, body: captureRecord(change) };
-      expect([change, await confirm(capture, settings())]).toEqual([change, { ok: false, reason: "mismatch", message: expect.stringContaining(message) }]);
+      expect([change, await confirm(capture, settings())]).toEqual([
+        change,
+        { ok: false, reason: "mismatch", message: expect.stringContaining(message) },
+      ]);
     }
   });
 
@@ -128,7 +168,11 @@ describe("confirming a PayPal capture or refund through PayPal's API", () => {
     }
     for (const status of ["PENDING", "DECLINED", "FAILED"]) {
       answer = { status: 200, body: captureRecord({ status }) };
-      expect(await confirm(capture, settings())).toMatchObject({ ok: false, reason: "not_successful", message: expect.stringContaining(`is ${status}`) });
+      expect(await confirm(capture, settings())).toMatchObject({
+        ok: false,
+        reason: "not_successful",
+        message: expect.stringContaining(`is ${status}`),
+      });
     }
     answer = { status: 200, body: refundRecord({ status: "PENDING" }) };
     expect(await confirm(refund, settings())).toMatchObject({ ok: false, reason: "not_successful" });
@@ -137,16 +181,28 @@ describe("confirming a PayPal capture or refund through PayPal's API", () => {
   it("refuses a capture PayPal does not know", async () => {
     const confirm = paypalConfirmer({ timeoutMs: 500 });
     answer = { status: 404, body: { name: "RESOURCE_NOT_FOUND", message: "The specified resource does not exist." } };
-    expect(await confirm(capture, settings())).toMatchObject({ ok: false, reason: "not_found", message: expect.stringContaining("no capture 42311647XV020574X") });
+    expect(await confirm(capture, settings())).toMatchObject({
+      ok: false,
+      reason: "not_found",
+      message: expect.stringContaining("no capture 42311647XV020574X"),
+    });
   });
 
   it("reports missing or refused credentials as configuration, asking nothing without them", async () => {
     const confirm = paypalConfirmer({ timeoutMs: 500 });
     answer = { status: 200, body: captureRecord() };
     seen = [];
-    expect(await confirm(capture, { webhookId: "WH-1", apiBaseUrl: baseUrl })).toMatchObject({ ok: false, reason: "not_configured", message: expect.stringContaining("settings.clientId") });
+    expect(await confirm(capture, { webhookId: "WH-1", apiBaseUrl: baseUrl })).toMatchObject({
+      ok: false,
+      reason: "not_configured",
+      message: expect.stringContaining("settings.clientId"),
+    });
     expect(seen).toHaveLength(0);
-    expect(await confirm(capture, settings({ clientSecret: "wrong" }))).toMatchObject({ ok: false, reason: "not_configured", message: expect.stringContaining("refused the client credentials") });
+    expect(await confirm(capture, settings({ clientSecret: "wrong" }))).toMatchObject({
+      ok: false,
+      reason: "not_configured",
+      message: expect.stringContaining("refused the client credentials"),
+    });
   });
 
   it("throws, for a retry, on outages: 5xx and 429 from either endpoint, a timeout, a refused connection", async () => {
@@ -160,7 +216,9 @@ describe("confirming a PayPal capture or refund through PayPal's API", () => {
     await expect(confirm(capture, settings({ apiBaseUrl: "http://127.0.0.1:1" }))).rejects.toThrow("unreachable");
     tokenAnswer = { status: 500, body: {} };
     try {
-      await expect(paypalConfirmer({ timeoutMs: 300 })(capture, settings())).rejects.toThrow("token API answered HTTP 500");
+      await expect(paypalConfirmer({ timeoutMs: 300 })(capture, settings())).rejects.toThrow(
+        "token API answered HTTP 500",
+      );
     } finally {
       tokenAnswer = null;
     }
@@ -172,13 +230,21 @@ describe("confirming a PayPal capture or refund through PayPal's API", () => {
     vi.stubEnv("NODE_ENV", "production");
     resetConfigForTests();
     seen = [];
-    expect(await confirm(capture, settings())).toMatchObject({ ok: false, reason: "not_configured", message: expect.stringContaining("is not PayPal's API") });
+    expect(await confirm(capture, settings())).toMatchObject({
+      ok: false,
+      reason: "not_configured",
+      message: expect.stringContaining("is not PayPal's API"),
+    });
     expect(seen).toHaveLength(0);
     vi.stubEnv("TALLY_ALLOW_INSECURE_SIMULATORS", "1");
     resetConfigForTests();
     expect((await confirm(capture, settings())).ok).toBe(true);
     vi.unstubAllEnvs();
     resetConfigForTests();
-    expect(await confirm(capture, settings({ apiBaseUrl: "http://api.example.com" }))).toMatchObject({ ok: false, reason: "not_configured", message: expect.stringContaining("must be https") });
+    expect(await confirm(capture, settings({ apiBaseUrl: "http://api.example.com" }))).toMatchObject({
+      ok: false,
+      reason: "not_configured",
+      message: expect.stringContaining("must be https"),
+    });
   });
 });

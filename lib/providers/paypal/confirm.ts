@@ -14,16 +14,25 @@ import type { ConfirmResult, Movement } from "@/lib/providers/types";
 
 export const PAYPAL_API = "https://api-m.paypal.com";
 /** PayPal's REST API hosts (live and sandbox); any other base URL is a simulator's. */
-const PAYPAL_API_HOSTS = new Set(["api-m.paypal.com", "api-m.sandbox.paypal.com", "api.paypal.com", "api.sandbox.paypal.com"]);
+const PAYPAL_API_HOSTS = new Set([
+  "api-m.paypal.com",
+  "api-m.sandbox.paypal.com",
+  "api.paypal.com",
+  "api.sandbox.paypal.com",
+]);
 const DEFAULT_TIMEOUT_MS = 10_000;
 /** A token is dropped this long before PayPal says it expires, so a request never carries one that dies in flight. */
 const TOKEN_MARGIN_MS = 60_000;
 
-const NO_CREDENTIALS = "settings.clientId and settings.clientSecret (the PayPal REST app's client credentials) are required to confirm captures and refunds";
+const NO_CREDENTIALS =
+  "settings.clientId and settings.clientSecret (the PayPal REST app's client credentials) are required to confirm captures and refunds";
 const settingsSchema = z.object({
   clientId: z.string({ error: NO_CREDENTIALS }).trim().min(1, NO_CREDENTIALS),
   clientSecret: z.string({ error: NO_CREDENTIALS }).trim().min(1, NO_CREDENTIALS),
-  apiBaseUrl: z.string({ error: "settings.apiBaseUrl must be a URL" }).url("settings.apiBaseUrl must be a URL").default(PAYPAL_API),
+  apiBaseUrl: z
+    .string({ error: "settings.apiBaseUrl must be a URL" })
+    .url("settings.apiBaseUrl must be a URL")
+    .default(PAYPAL_API),
 });
 
 const tokenResponse = z.object({ access_token: z.string().min(1), expires_in: z.number().positive() });
@@ -44,7 +53,10 @@ const paymentResource = z.object({
  * PARTIALLY_REFUNDED or REFUNDED, and a late capture webhook must still post (the
  * refund posts on its own). A refund is money only when COMPLETED.
  */
-const SETTLED_STATUSES = { PAYMENT: new Set(["COMPLETED", "PARTIALLY_REFUNDED", "REFUNDED"]), REFUND: new Set(["COMPLETED"]) } as const;
+const SETTLED_STATUSES = {
+  PAYMENT: new Set(["COMPLETED", "PARTIALLY_REFUNDED", "REFUNDED"]),
+  REFUND: new Set(["COMPLETED"]),
+} as const;
 
 /**
  * https to PayPal's API hosts; anything else (a simulator, a local stub) only where
@@ -53,10 +65,14 @@ const SETTLED_STATUSES = { PAYMENT: new Set(["COMPLETED", "PARTIALLY_REFUNDED", 
  */
 export function paypalApiBase(text: string): { ok: true; url: URL } | { ok: false; message: string } {
   const url = new URL(text);
-  if (url.protocol === "https:" && PAYPAL_API_HOSTS.has(url.hostname) && !url.port && !url.username && !url.password) return { ok: true, url };
+  if (url.protocol === "https:" && PAYPAL_API_HOSTS.has(url.hostname) && !url.port && !url.username && !url.password)
+    return { ok: true, url };
   const c = config();
   if (c.NODE_ENV === "production" && !c.TALLY_ALLOW_INSECURE_SIMULATORS) {
-    return { ok: false, message: `settings.apiBaseUrl ${text} is not PayPal's API (api-m.paypal.com, api-m.sandbox.paypal.com); other hosts are for simulators, refused in production unless TALLY_ALLOW_INSECURE_SIMULATORS=1` };
+    return {
+      ok: false,
+      message: `settings.apiBaseUrl ${text} is not PayPal's API (api-m.paypal.com, api-m.sandbox.paypal.com); other hosts are for simulators, refused in production unless TALLY_ALLOW_INSECURE_SIMULATORS=1`,
+    };
   }
   if (url.protocol === "https:") return { ok: true, url };
   if (url.protocol === "http:" && ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname)) return { ok: true, url };
@@ -99,13 +115,22 @@ export function paypalConfirmer(options: { timeoutMs?: number; clock?: () => num
     const url = new URL(`${base.pathname.replace(/\/$/, "")}/v1/oauth2/token`, base);
     const response = await call(url, {
       method: "POST",
-      headers: { authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString("base64")}`, "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
+      headers: {
+        authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString("base64")}`,
+        "content-type": "application/x-www-form-urlencoded",
+        accept: "application/json",
+      },
       body: "grant_type=client_credentials",
     });
-    if (response.status === 429 || response.status >= 500) throw new Error(`PayPal token API answered HTTP ${response.status}; retry later`);
+    if (response.status === 429 || response.status >= 500)
+      throw new Error(`PayPal token API answered HTTP ${response.status}; retry later`);
     const text = await response.text();
     if (response.status === 400 || response.status === 401 || response.status === 403) {
-      return { ok: false, reason: "not_configured", message: `PayPal refused the client credentials (HTTP ${response.status}${/invalid_client/.test(text) ? ": invalid_client" : ""}); check settings.clientId and settings.clientSecret` };
+      return {
+        ok: false,
+        reason: "not_configured",
+        message: `PayPal refused the client credentials (HTTP ${response.status}${/invalid_client/.test(text) ? ": invalid_client" : ""}); check settings.clientId and settings.clientSecret`,
+      };
     }
     let parsed: z.infer<typeof tokenResponse>;
     try {
@@ -118,14 +143,21 @@ export function paypalConfirmer(options: { timeoutMs?: number; clock?: () => num
     return made;
   }
 
-  return async function confirmPaypal(movement: Movement, rawSettings: Record<string, unknown>): Promise<ConfirmResult> {
+  return async function confirmPaypal(
+    movement: Movement,
+    rawSettings: Record<string, unknown>,
+  ): Promise<ConfirmResult> {
     const parsed = settingsSchema.safeParse(rawSettings);
-    if (!parsed.success) return { ok: false, reason: "not_configured", message: parsed.error.issues.map((i) => i.message).join("; ") };
+    if (!parsed.success)
+      return { ok: false, reason: "not_configured", message: parsed.error.issues.map((i) => i.message).join("; ") };
     const base = paypalApiBase(parsed.data.apiBaseUrl);
     if (!base.ok) return { ok: false, reason: "not_configured", message: base.message };
     const { clientId, clientSecret } = parsed.data;
     const what = movement.kind === "PAYMENT" ? "captures" : "refunds";
-    const url = new URL(`${base.url.pathname.replace(/\/$/, "")}/v2/payments/${what}/${encodeURIComponent(movement.reference)}`, base.url);
+    const url = new URL(
+      `${base.url.pathname.replace(/\/$/, "")}/v2/payments/${what}/${encodeURIComponent(movement.reference)}`,
+      base.url,
+    );
 
     let response: Response | null = null;
     // A token PayPal no longer honours (revoked, or expired early) is made again once.
@@ -137,11 +169,27 @@ export function paypalConfirmer(options: { timeoutMs?: number; clock?: () => num
       for (const [key, value] of tokens) if (value.value === t.value) tokens.delete(key);
     }
     if (!response) throw new Error("PayPal API: no response");
-    if (response.status === 429 || response.status >= 500) throw new Error(`PayPal ${what} API answered HTTP ${response.status}; retry later`);
-    if (response.status === 401 || response.status === 403) return { ok: false, reason: "not_configured", message: `PayPal refused the token made from settings.clientId (HTTP ${response.status}): the REST app may lack access to payments` };
+    if (response.status === 429 || response.status >= 500)
+      throw new Error(`PayPal ${what} API answered HTTP ${response.status}; retry later`);
+    if (response.status === 401 || response.status === 403)
+      return {
+        ok: false,
+        reason: "not_configured",
+        message: `PayPal refused the token made from settings.clientId (HTTP ${response.status}): the REST app may lack access to payments`,
+      };
     const text = await response.text();
-    if (response.status === 404) return { ok: false, reason: "not_found", message: `PayPal has no ${movement.kind === "PAYMENT" ? "capture" : "refund"} ${movement.reference} (HTTP 404)` };
-    if (!response.ok) return { ok: false, reason: "not_found", message: `PayPal answered HTTP ${response.status} for ${movement.kind === "PAYMENT" ? "capture" : "refund"} ${movement.reference}` };
+    if (response.status === 404)
+      return {
+        ok: false,
+        reason: "not_found",
+        message: `PayPal has no ${movement.kind === "PAYMENT" ? "capture" : "refund"} ${movement.reference} (HTTP 404)`,
+      };
+    if (!response.ok)
+      return {
+        ok: false,
+        reason: "not_found",
+        message: `PayPal answered HTTP ${response.status} for ${movement.kind === "PAYMENT" ? "capture" : "refund"} ${movement.reference}`,
+      };
     let resource: z.infer<typeof paymentResource>;
     try {
       const r = paymentResource.safeParse(JSON.parse(text));
@@ -153,7 +201,11 @@ export function paypalConfirmer(options: { timeoutMs?: number; clock?: () => num
 
     const noun = movement.kind === "PAYMENT" ? "capture" : "refund";
     if (!SETTLED_STATUSES[movement.kind].has(resource.status)) {
-      return { ok: false, reason: "not_successful", message: `PayPal says ${noun} ${resource.id} is ${resource.status}, not ${movement.kind === "PAYMENT" ? "captured" : "COMPLETED"}` };
+      return {
+        ok: false,
+        reason: "not_successful",
+        message: `PayPal says ${noun} ${resource.id} is ${resource.status}, not ${movement.kind === "PAYMENT" ? "captured" : "COMPLETED"}`,
+      };
     }
     const differences: string[] = [];
     if (resource.id !== movement.reference) differences.push(`id ${resource.id}, webhook ${movement.reference}`);
@@ -162,14 +214,27 @@ export function paypalConfirmer(options: { timeoutMs?: number; clock?: () => num
     const amountText = decimalText(resource.amount.value);
     const amount = amountText.ok ? toMinorUnits(amountText.text, currency) : amountText;
     if (!amount.ok) differences.push(`amount unreadable: ${amount.error}`);
-    else if (amount.value !== movement.amount) differences.push(`amount ${amount.value} minor units, webhook ${movement.amount}`);
+    else if (amount.value !== movement.amount)
+      differences.push(`amount ${amount.value} minor units, webhook ${movement.amount}`);
     // The parser's rule (parse.ts), applied to PayPal's record instead of the webhook's copy.
     const account = resource.custom_id || resource.invoice_id || null;
-    if (account !== movement.account) differences.push(`account ${account ?? "(none)"}, webhook ${movement.account ?? "(none)"}`);
+    if (account !== movement.account)
+      differences.push(`account ${account ?? "(none)"}, webhook ${movement.account ?? "(none)"}`);
     const paymentReference = movement.kind === "REFUND" ? upLinkId(resource.links) : undefined;
-    if (movement.kind === "REFUND" && paymentReference !== movement.paymentReference) differences.push(`refunded capture ${paymentReference ?? "(none)"}, webhook ${movement.paymentReference ?? "(none)"}`);
-    if (!amount.ok || differences.length > 0) return { ok: false, reason: "mismatch", message: `PayPal's record of ${noun} ${movement.reference} disagrees with the webhook: ${differences.join("; ")}` };
-    return { ok: true, movement: { ...movement, account, amount: amount.value, currency, ...(paymentReference && { paymentReference }) } };
+    if (movement.kind === "REFUND" && paymentReference !== movement.paymentReference)
+      differences.push(
+        `refunded capture ${paymentReference ?? "(none)"}, webhook ${movement.paymentReference ?? "(none)"}`,
+      );
+    if (!amount.ok || differences.length > 0)
+      return {
+        ok: false,
+        reason: "mismatch",
+        message: `PayPal's record of ${noun} ${movement.reference} disagrees with the webhook: ${differences.join("; ")}`,
+      };
+    return {
+      ok: true,
+      movement: { ...movement, account, amount: amount.value, currency, ...(paymentReference && { paymentReference }) },
+    };
   };
 }
 

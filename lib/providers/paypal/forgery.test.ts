@@ -17,7 +17,13 @@ import type { SimMovement } from "@/lib/providers/simulation/script";
 import { aTenant, unique, webhookRequest, type TestTenant } from "@/dev/testing/builders";
 import { withCrc32 } from "@/dev/testing/crc-forgery";
 import { drainAll } from "@/dev/testing/drain";
-import { aPaypalCapture, aPaypalSigner, anEndpoint, paypalHeaders, type PaypalSigner } from "@/dev/testing/provider-builders";
+import {
+  aPaypalCapture,
+  aPaypalSigner,
+  anEndpoint,
+  paypalHeaders,
+  type PaypalSigner,
+} from "@/dev/testing/provider-builders";
 import { deliver } from "@/dev/testing/route";
 
 const webhookId = "WH-FORGERY-0123456789";
@@ -51,7 +57,16 @@ afterAll(async () => {
 /** A capture PayPal really made (its API knows it), and the delivery PayPal sent for it. */
 function aGenuineCapture(account: string, value: string) {
   const id = unique("CAP").toUpperCase();
-  const truth: SimMovement = { tenant: tenant.slug, provider: "paypal", kind: "PAYMENT", reference: id, account, amount: Math.round(Number(value) * 100), currency: "USD", created: Date.parse("2026-12-02T14:49:58Z") / 1000 };
+  const truth: SimMovement = {
+    tenant: tenant.slug,
+    provider: "paypal",
+    kind: "PAYMENT",
+    reference: id,
+    account,
+    amount: Math.round(Number(value) * 100),
+    currency: "USD",
+    created: Date.parse("2026-12-02T14:49:58Z") / 1000,
+  };
   paypal.add(app.clientId, app.clientSecret, [truth]);
   const body = JSON.stringify(aPaypalCapture({ id, value, customId: account }));
   return { id, body, headers: paypalHeaders(body, signer, { webhookId }) };
@@ -67,8 +82,10 @@ function forge(original: string, value: string, account: string): string {
   return withCrc32(crc32(Buffer.from(original)) >>> 0, (pad) => `${head}"${pad}"${tail}`);
 }
 
-const post = (body: string, headers: Record<string, string>) => deliver(webhookRequest(tenant.slug, "paypal", body, headers));
-const customerAccount = (code: string) => prisma.account.findFirst({ where: { tenantId: tenant.id, code: `customer:${code}` } });
+const post = (body: string, headers: Record<string, string>) =>
+  deliver(webhookRequest(tenant.slug, "paypal", body, headers));
+const customerAccount = (code: string) =>
+  prisma.account.findFirst({ where: { tenantId: tenant.id, code: `customer:${code}` } });
 
 describe("a PayPal delivery forged to the same CRC-32", () => {
   it("is a real forgery: another amount and account, the same CRC-32, and the captured signature verifies", async () => {
@@ -87,7 +104,9 @@ describe("a PayPal delivery forged to the same CRC-32", () => {
     const forged = forge(genuine.body, "9999.00", "acct_mallory");
     expect((await post(forged, genuine.headers)).status).toBe(200);
     await drainAll();
-    const claim = await prisma.processedEvent.findFirstOrThrow({ where: { tenantId: tenant.id, providerReference: genuine.id } });
+    const claim = await prisma.processedEvent.findFirstOrThrow({
+      where: { tenantId: tenant.id, providerReference: genuine.id },
+    });
     expect(claim.status).toBe("FAILED");
     expect(claim.lastError).toContain("mismatch");
     expect(claim.lastError).toContain("amount 1250 minor units, webhook 999900");
@@ -104,26 +123,41 @@ describe("a PayPal delivery forged to the same CRC-32", () => {
     const before = await count();
     const res = await post(forged, genuine.headers);
     expect(res.status).toBe(401);
-    expect(((await res.json()) as { error: { code: string; message: string } }).error).toMatchObject({ code: "transmission_reused", message: expect.stringContaining(genuine.headers["paypal-transmission-id"]!) });
+    expect(((await res.json()) as { error: { code: string; message: string } }).error).toMatchObject({
+      code: "transmission_reused",
+      message: expect.stringContaining(genuine.headers["paypal-transmission-id"]!),
+    });
     expect(await count()).toBe(before);
     // The genuine body sent again under its own transmission is the same delivery: 200, no second row.
     expect((await post(genuine.body, genuine.headers)).status).toBe(200);
     expect(await count()).toBe(before);
     await drainAll();
-    const posted = await prisma.posting.findFirstOrThrow({ where: { tenantId: tenant.id, providerReference: genuine.id }, include: { entries: { include: { account: true } } } });
-    expect(posted.entries.map((e) => `${e.account.code} ${e.amount} ${e.currency}`).sort()).toEqual(["clearing:paypal 4500 USD", "customer:acct_carol -4500 USD"]);
+    const posted = await prisma.posting.findFirstOrThrow({
+      where: { tenantId: tenant.id, providerReference: genuine.id },
+      include: { entries: { include: { account: true } } },
+    });
+    expect(posted.entries.map((e) => `${e.account.code} ${e.amount} ${e.currency}`).sort()).toEqual([
+      "clearing:paypal 4500 USD",
+      "customer:acct_carol -4500 USD",
+    ]);
     expect(await customerAccount("acct_mallory")).toBeNull();
   });
 
   it("ten concurrent sends of one transmission store it once, and a forged body racing them is refused or stored alone, never both", async () => {
     const genuine = aGenuineCapture("acct_dave", "8.00");
     const forged = forge(genuine.body, "800.00", "acct_mallory");
-    const answers = await Promise.all([...Array.from({ length: 10 }, () => post(genuine.body, genuine.headers)), post(forged, genuine.headers)]);
-    const rows = await prisma.rawEvent.findMany({ where: { tenantId: tenant.id, deliveryId: genuine.headers["paypal-transmission-id"] } });
+    const answers = await Promise.all([
+      ...Array.from({ length: 10 }, () => post(genuine.body, genuine.headers)),
+      post(forged, genuine.headers),
+    ]);
+    const rows = await prisma.rawEvent.findMany({
+      where: { tenantId: tenant.id, deliveryId: genuine.headers["paypal-transmission-id"] },
+    });
     expect(rows).toHaveLength(1);
     const winner = Buffer.from(rows[0]!.rawBody).toString("utf8");
     // Whichever body got there first is the only one stored; every other body under that id is refused.
-    for (const [i, res] of answers.entries()) expect(res.status).toBe((i < 10 ? genuine.body : forged) === winner ? 200 : 401);
+    for (const [i, res] of answers.entries())
+      expect(res.status).toBe((i < 10 ? genuine.body : forged) === winner ? 200 : 401);
     await drainAll();
     expect(await customerAccount("acct_mallory")).toBeNull();
   });

@@ -6,11 +6,21 @@ const parse = (body: unknown) => parsePaypal(Buffer.from(typeof body === "string
 
 describe("PayPal event parsing", () => {
   it("maps PAYMENT.CAPTURE.COMPLETED to a payment keyed by the capture id", () => {
-    expect(parse(aPaypalCapture({ id: "27M47624FP291604U", value: "30.00", currency: "USD", customId: "acct_alice" }))).toEqual({
+    expect(
+      parse(aPaypalCapture({ id: "27M47624FP291604U", value: "30.00", currency: "USD", customId: "acct_alice" })),
+    ).toEqual({
       kind: "money",
       eventType: "PAYMENT.CAPTURE.COMPLETED",
       movements: [
-        { kind: "PAYMENT", reference: "27M47624FP291604U", account: "acct_alice", amount: 3000n, currency: "USD", occurredAt: new Date("2026-12-02T14:49:58Z"), description: "PayPal capture 27M47624FP291604U" },
+        {
+          kind: "PAYMENT",
+          reference: "27M47624FP291604U",
+          account: "acct_alice",
+          amount: 3000n,
+          currency: "USD",
+          occurredAt: new Date("2026-12-02T14:49:58Z"),
+          description: "PayPal capture 27M47624FP291604U",
+        },
       ],
     });
   });
@@ -51,31 +61,52 @@ describe("PayPal event parsing", () => {
     };
     expect(amount("1500", "JPY")).toBe(1500n);
     expect(amount("0.29", "EUR")).toBe(29n);
-    expect(amount("10.005", "USD")).toMatchObject({ kind: "failed", error: expect.stringContaining("refusing to round") });
+    expect(amount("10.005", "USD")).toMatchObject({
+      kind: "failed",
+      error: expect.stringContaining("refusing to round"),
+    });
   });
 
   it("ignores other events and resources that are not COMPLETED", () => {
-    expect(parse({ event_type: "CHECKOUT.ORDER.APPROVED", resource: {} })).toEqual({ kind: "ignored", eventType: "CHECKOUT.ORDER.APPROVED", reason: "event type moves no money" });
+    expect(parse({ event_type: "CHECKOUT.ORDER.APPROVED", resource: {} })).toEqual({
+      kind: "ignored",
+      eventType: "CHECKOUT.ORDER.APPROVED",
+      reason: "event type moves no money",
+    });
     const pending = aPaypalRefund({ captureId: "C1" });
     pending.resource.status = "PENDING";
     expect(parse(pending)).toMatchObject({ kind: "ignored", reason: "resource status is PENDING, not COMPLETED" });
   });
 
-  it("parses a reformatted duplicate (field order, number for the amount, null→\"\") to identical movements", () => {
+  it('parses a reformatted duplicate (field order, number for the amount, null→"") to identical movements', () => {
     const capture = aPaypalCapture({ id: "27M47624FP291604U", value: "30.50", invoiceId: "INV-9", customId: null });
     const reformatted = {
-      resource: { ...Object.fromEntries(Object.entries(capture.resource).reverse()), amount: { value: 30.5, currency_code: "usd" }, custom_id: "" },
+      resource: {
+        ...Object.fromEntries(Object.entries(capture.resource).reverse()),
+        amount: { value: 30.5, currency_code: "usd" },
+        custom_id: "",
+      },
       event_type: capture.event_type,
       create_time: capture.create_time,
     };
     expect(parse(JSON.stringify(reformatted, null, 2))).toEqual(parse(capture));
     const refund = aPaypalRefund({ id: "R1", captureId: "27M47624FP291604U" });
-    const refundReformatted = { ...refund, resource: { ...refund.resource, links: [...refund.resource.links].reverse(), amount: { currency_code: "USD", value: "1.0" } } };
+    const refundReformatted = {
+      ...refund,
+      resource: {
+        ...refund.resource,
+        links: [...refund.resource.links].reverse(),
+        amount: { currency_code: "USD", value: "1.0" },
+      },
+    };
     expect(parse(refundReformatted)).toEqual(parse(refund));
   });
 
   it("fails on malformed payloads, saying where", () => {
     expect(parse("{")).toMatchObject({ kind: "failed" });
-    expect(parse({ event_type: "PAYMENT.CAPTURE.COMPLETED", resource: { id: "C1" } })).toMatchObject({ kind: "failed", error: expect.stringContaining("PAYMENT.CAPTURE.COMPLETED: amount") });
+    expect(parse({ event_type: "PAYMENT.CAPTURE.COMPLETED", resource: { id: "C1" } })).toMatchObject({
+      kind: "failed",
+      error: expect.stringContaining("PAYMENT.CAPTURE.COMPLETED: amount"),
+    });
   });
 });

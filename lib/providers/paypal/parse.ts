@@ -19,7 +19,16 @@
 // capture's (refund's) creation, the same in every retry. The event's create_time is
 // only a fallback for a resource without one, which PayPal does not send.
 import { z } from "zod";
-import { currencyCode, decimalAmount, decimalMinorUnits, describeZodError, optionalText, optionalTimestamp, parseJson, requiredText } from "@/lib/providers/fields";
+import {
+  currencyCode,
+  decimalAmount,
+  decimalMinorUnits,
+  describeZodError,
+  optionalText,
+  optionalTimestamp,
+  parseJson,
+  requiredText,
+} from "@/lib/providers/fields";
 import type { ParseResult } from "@/lib/providers/types";
 
 const MONEY_TYPES = { "PAYMENT.CAPTURE.COMPLETED": "PAYMENT", "PAYMENT.CAPTURE.REFUNDED": "REFUND" } as const;
@@ -62,7 +71,8 @@ export function parsePaypal(rawBody: Buffer): ParseResult {
   const r = resource.safeParse(env.data.resource);
   if (!r.success) return { kind: "failed", error: `${type}: ${describeZodError(r.error)}` };
   const res = r.data;
-  if (res.status !== undefined && res.status !== "COMPLETED") return { kind: "ignored", eventType: type, reason: `resource status is ${res.status}, not COMPLETED` };
+  if (res.status !== undefined && res.status !== "COMPLETED")
+    return { kind: "ignored", eventType: type, reason: `resource status is ${res.status}, not COMPLETED` };
   const amount = decimalMinorUnits(res.amount.value, res.amount.currency_code);
   if (!amount.ok) return { kind: "failed", error: `${type}: resource.amount.value: ${amount.error}` };
   const occurredAt = res.create_time ?? env.data.create_time;
@@ -81,7 +91,10 @@ export function parsePaypal(rawBody: Buffer): ParseResult {
         amount: amount.value,
         currency: res.amount.currency_code,
         occurredAt,
-        description: kind === "PAYMENT" ? `PayPal capture ${res.id}` : `PayPal refund ${res.id}${paymentReference ? ` of capture ${paymentReference}` : ""}`,
+        description:
+          kind === "PAYMENT"
+            ? `PayPal capture ${res.id}`
+            : `PayPal refund ${res.id}${paymentReference ? ` of capture ${paymentReference}` : ""}`,
       },
     ],
   };

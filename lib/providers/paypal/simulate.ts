@@ -7,7 +7,17 @@
 // PayPal's payloads carry no nulls and no numbers for a serialiser to change.
 import { toDecimalText } from "@/lib/ledger/money";
 import type { Random } from "@/lib/providers/simulation/random";
-import { cappedRefund, chars, drawMoney, isoMillis, isoSeconds, reshape, type CurrencyMix, type ProviderScript, type SimMovement } from "@/lib/providers/simulation/script";
+import {
+  cappedRefund,
+  chars,
+  drawMoney,
+  isoMillis,
+  isoSeconds,
+  reshape,
+  type CurrencyMix,
+  type ProviderScript,
+  type SimMovement,
+} from "@/lib/providers/simulation/script";
 
 const MIX: CurrencyMix = [
   ["USD", 50, 100, 250_000],
@@ -20,7 +30,10 @@ const MIX: CurrencyMix = [
 const API = "https://api.sandbox.paypal.com";
 const paypalId = (r: Random) => `${chars(r, 1, "123456789")}${chars(r, 16)}`;
 const eventId = (r: Random) => `WH-${chars(r, 17)}-${chars(r, 17)}`;
-const money = (minor: number, currency: string) => ({ currency_code: currency, value: toDecimalText(BigInt(minor), currency) });
+const money = (minor: number, currency: string) => ({
+  currency_code: currency,
+  value: toDecimalText(BigInt(minor), currency),
+});
 const orderOf = (m: SimMovement) => `5O${m.reference.slice(2)}`;
 
 /** The capture as PayPal shows it, in a webhook's resource and from GET /v2/payments/captures/{id} (dev/simulator/paypal-api.ts). */
@@ -33,7 +46,11 @@ export function captureResource(m: SimMovement) {
     update_time: isoSeconds(m.created),
     create_time: isoSeconds(m.created),
     final_capture: true,
-    seller_receivable_breakdown: { gross_amount: money(m.amount, m.currency), paypal_fee: money(fee, m.currency), net_amount: money(m.amount - fee, m.currency) },
+    seller_receivable_breakdown: {
+      gross_amount: money(m.amount, m.currency),
+      paypal_fee: money(fee, m.currency),
+      net_amount: money(m.amount - fee, m.currency),
+    },
     custom_id: m.account,
     links: [
       { href: `${API}/v2/payments/captures/${m.reference}`, rel: "self", method: "GET" },
@@ -47,12 +64,29 @@ export function captureResource(m: SimMovement) {
 
 function event(r: Random, m: SimMovement, type: string, resourceType: string, summary: string, resource: object) {
   const id = eventId(r);
-  return { id, event_version: "1.0", create_time: isoMillis(m.created + 2), resource_type: resourceType, resource_version: "2.0", event_type: type, summary, resource, links: [{ href: `${API}/v1/notifications/webhooks-events/${id}`, rel: "self", method: "GET" }] };
+  return {
+    id,
+    event_version: "1.0",
+    create_time: isoMillis(m.created + 2),
+    resource_type: resourceType,
+    resource_version: "2.0",
+    event_type: type,
+    summary,
+    resource,
+    links: [{ href: `${API}/v1/notifications/webhooks-events/${id}`, rel: "self", method: "GET" }],
+  };
 }
 
 function completed(m: SimMovement, r: Random) {
   const { value, currency_code } = money(m.amount, m.currency);
-  return event(r, m, "PAYMENT.CAPTURE.COMPLETED", "capture", `Payment completed for ${value} ${currency_code}`, captureResource(m));
+  return event(
+    r,
+    m,
+    "PAYMENT.CAPTURE.COMPLETED",
+    "capture",
+    `Payment completed for ${value} ${currency_code}`,
+    captureResource(m),
+  );
 }
 
 function orderCompleted(m: SimMovement, r: Random) {
@@ -61,18 +95,35 @@ function orderCompleted(m: SimMovement, r: Random) {
     id: orderOf(m),
     intent: "CAPTURE",
     status: "COMPLETED",
-    purchase_units: [{ reference_id: "default", amount: money(m.amount, m.currency), custom_id: m.account, payments: { captures: [captureResource(m)] } }],
+    purchase_units: [
+      {
+        reference_id: "default",
+        amount: money(m.amount, m.currency),
+        custom_id: m.account,
+        payments: { captures: [captureResource(m)] },
+      },
+    ],
     create_time: isoSeconds(m.created - 40),
     update_time: isoSeconds(m.created),
     links: [{ href: `${API}/v2/checkout/orders/${orderOf(m)}`, rel: "self", method: "GET" }],
   };
-  return event(r, m, "CHECKOUT.ORDER.COMPLETED", "checkout-order", `Checkout Order Completed for ${value} ${currency_code}`, order);
+  return event(
+    r,
+    m,
+    "CHECKOUT.ORDER.COMPLETED",
+    "checkout-order",
+    `Checkout Order Completed for ${value} ${currency_code}`,
+    order,
+  );
 }
 
 /** The refund as PayPal shows it, in a webhook's resource and from GET /v2/payments/refunds/{id}. */
 export function refundResource(m: SimMovement) {
   return {
-    seller_payable_breakdown: { gross_amount: money(m.amount, m.currency), total_refunded_amount: money(m.amount, m.currency) },
+    seller_payable_breakdown: {
+      gross_amount: money(m.amount, m.currency),
+      total_refunded_amount: money(m.amount, m.currency),
+    },
     amount: money(m.amount, m.currency),
     update_time: isoSeconds(m.created),
     create_time: isoSeconds(m.created),
@@ -88,7 +139,14 @@ export function refundResource(m: SimMovement) {
 function refunded(m: SimMovement, r: Random) {
   const { value, currency_code } = money(m.amount, m.currency);
   const resource = refundResource(m);
-  return event(r, m, "PAYMENT.CAPTURE.REFUNDED", "refund", `A ${value} ${currency_code} capture payment was refunded`, resource);
+  return event(
+    r,
+    m,
+    "PAYMENT.CAPTURE.REFUNDED",
+    "refund",
+    `A ${value} ${currency_code} capture payment was refunded`,
+    resource,
+  );
 }
 
 export const paypalScript: ProviderScript = {
@@ -109,10 +167,44 @@ export const paypalScript: ProviderScript = {
     const [currency, minor] = drawMoney(r, MIX);
     const at = { created, reference: paypalId(r) } as SimMovement;
     const resource =
-      type === "PAYMENT.CAPTURE.PENDING" ? { id: at.reference, amount: money(minor, currency), status: "PENDING", status_details: { reason: "PENDING_REVIEW" }, create_time: isoSeconds(created), update_time: isoSeconds(created) }
-      : type === "CHECKOUT.ORDER.APPROVED" ? { id: orderOf(at), intent: "CAPTURE", status: "APPROVED", purchase_units: [{ reference_id: "default", amount: money(minor, currency) }], create_time: isoSeconds(created) }
-      : { dispute_id: `PP-D-${r.int(10_000, 99_999)}`, create_time: isoSeconds(created), reason: "MERCHANDISE_OR_SERVICE_NOT_RECEIVED", status: "OPEN", dispute_amount: money(minor, currency) };
-    return { id: eventId(r), event_version: "1.0", create_time: isoMillis(created), resource_type: type === "CUSTOMER.DISPUTE.CREATED" ? "dispute" : type === "PAYMENT.CAPTURE.PENDING" ? "capture" : "checkout-order", event_type: type, summary: "Event that moves no money", resource };
+      type === "PAYMENT.CAPTURE.PENDING"
+        ? {
+            id: at.reference,
+            amount: money(minor, currency),
+            status: "PENDING",
+            status_details: { reason: "PENDING_REVIEW" },
+            create_time: isoSeconds(created),
+            update_time: isoSeconds(created),
+          }
+        : type === "CHECKOUT.ORDER.APPROVED"
+          ? {
+              id: orderOf(at),
+              intent: "CAPTURE",
+              status: "APPROVED",
+              purchase_units: [{ reference_id: "default", amount: money(minor, currency) }],
+              create_time: isoSeconds(created),
+            }
+          : {
+              dispute_id: `PP-D-${r.int(10_000, 99_999)}`,
+              create_time: isoSeconds(created),
+              reason: "MERCHANDISE_OR_SERVICE_NOT_RECEIVED",
+              status: "OPEN",
+              dispute_amount: money(minor, currency),
+            };
+    return {
+      id: eventId(r),
+      event_version: "1.0",
+      create_time: isoMillis(created),
+      resource_type:
+        type === "CUSTOMER.DISPUTE.CREATED"
+          ? "dispute"
+          : type === "PAYMENT.CAPTURE.PENDING"
+            ? "capture"
+            : "checkout-order",
+      event_type: type,
+      summary: "Event that moves no money",
+      resource,
+    };
   },
   malformed(r, created) {
     return r.pick([

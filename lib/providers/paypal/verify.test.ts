@@ -17,13 +17,30 @@ beforeAll(() => {
   signer = aPaypalSigner();
   fetched = [];
   // The self-signed test certificate is the only trust anchor (lib/providers/paypal/certificates.test.ts tests real chains).
-  verify = paypalVerifier(new CertificateCache({ fetcher: async (u) => (fetched.push(u.href), u.href === signer.certUrl ? signer.certificatePem : Promise.reject(new Error("HTTP 404"))), trustAnchors: () => [new X509Certificate(signer.certificatePem)] }));
+  verify = paypalVerifier(
+    new CertificateCache({
+      fetcher: async (u) => (
+        fetched.push(u.href), u.href === signer.certUrl ? signer.certificatePem : Promise.reject(new Error("HTTP 404"))
+      ),
+      trustAnchors: () => [new X509Certificate(signer.certificatePem)],
+    }),
+  );
 });
 
 const body = JSON.stringify(aPaypalCapture({ id: "27M47624FP291604U" }));
 const nowSeconds = () => Math.floor(Date.now() / 1000);
-const check = (headers: Record<string, string>, o: { raw?: string; settings?: Record<string, unknown>; now?: number; tolerance?: number } = {}) =>
-  verify({ rawBody: Buffer.from(o.raw ?? body), headers: new Headers(headers), secrets: [], toleranceSeconds: o.tolerance ?? 300, now: o.now ?? nowSeconds(), settings: o.settings ?? { webhookId } });
+const check = (
+  headers: Record<string, string>,
+  o: { raw?: string; settings?: Record<string, unknown>; now?: number; tolerance?: number } = {},
+) =>
+  verify({
+    rawBody: Buffer.from(o.raw ?? body),
+    headers: new Headers(headers),
+    secrets: [],
+    toleranceSeconds: o.tolerance ?? 300,
+    now: o.now ?? nowSeconds(),
+    settings: o.settings ?? { webhookId },
+  });
 
 describe("PayPal signature verification", () => {
   it("accepts a delivery signed over id|time|webhookId|crc32(body) with the certificate's key", async () => {
@@ -39,43 +56,78 @@ describe("PayPal signature verification", () => {
 
   it("rejects a tampered body", async () => {
     const headers = paypalHeaders(body, signer, { webhookId });
-    expect(await check(headers, { raw: body.replace('"30.00"', '"3000.00"') })).toMatchObject({ ok: false, reason: "no_signature_matched", hint: "wrong_secret" });
+    expect(await check(headers, { raw: body.replace('"30.00"', '"3000.00"') })).toMatchObject({
+      ok: false,
+      reason: "no_signature_matched",
+      hint: "wrong_secret",
+    });
   });
 
   it("rejects a body re-serialised in transit, and says so", async () => {
     const headers = paypalHeaders(body, signer, { webhookId });
-    expect(await check(headers, { raw: JSON.stringify(JSON.parse(body), null, 2) })).toMatchObject({ ok: false, reason: "no_signature_matched", hint: "body_reserialized" });
+    expect(await check(headers, { raw: JSON.stringify(JSON.parse(body), null, 2) })).toMatchObject({
+      ok: false,
+      reason: "no_signature_matched",
+      hint: "body_reserialized",
+    });
   });
 
   it("rejects a delivery for another webhook id, explaining where to find the right one", async () => {
     const headers = paypalHeaders(body, signer, { webhookId: "8PT597110X687430LKGECATA" });
-    expect(await check(headers)).toMatchObject({ ok: false, reason: "no_signature_matched", hint: "wrong_secret", message: expect.stringContaining("in the sandbox app") });
-    expect(await check(paypalHeaders(body, signer, { webhookId }), { settings: { webhookId: ` ${webhookId}` } })).toMatchObject({ ok: false, hint: "secret_whitespace" });
+    expect(await check(headers)).toMatchObject({
+      ok: false,
+      reason: "no_signature_matched",
+      hint: "wrong_secret",
+      message: expect.stringContaining("in the sandbox app"),
+    });
+    expect(
+      await check(paypalHeaders(body, signer, { webhookId }), { settings: { webhookId: ` ${webhookId}` } }),
+    ).toMatchObject({ ok: false, hint: "secret_whitespace" });
   });
 
   it("rejects a signature made with another key than the certificate's", async () => {
     const impostor = aPaypalSigner({ certUrl: signer.certUrl });
-    expect(await check(paypalHeaders(body, impostor, { webhookId }))).toMatchObject({ ok: false, reason: "no_signature_matched" });
+    expect(await check(paypalHeaders(body, impostor, { webhookId }))).toMatchObject({
+      ok: false,
+      reason: "no_signature_matched",
+    });
   });
 
   it("names missing headers", async () => {
     const headers = paypalHeaders(body, signer, { webhookId });
     delete headers["paypal-transmission-sig"];
     delete headers["paypal-cert-url"];
-    expect(await check(headers)).toEqual({ ok: false, reason: "missing_header", message: "Missing PAYPAL-TRANSMISSION-SIG, PAYPAL-CERT-URL headers" });
+    expect(await check(headers)).toEqual({
+      ok: false,
+      reason: "missing_header",
+      message: "Missing PAYPAL-TRANSMISSION-SIG, PAYPAL-CERT-URL headers",
+    });
     expect(await check({})).toMatchObject({ ok: false, reason: "missing_header" });
   });
 
   it("refuses an unsupported algorithm and malformed values", async () => {
     const h = paypalHeaders(body, signer, { webhookId });
-    expect(await check({ ...h, "paypal-auth-algo": "SHA1withRSA" })).toMatchObject({ ok: false, reason: "malformed_header" });
-    expect(await check({ ...h, "paypal-transmission-time": "yesterday" })).toMatchObject({ ok: false, reason: "malformed_header" });
-    expect(await check({ ...h, "paypal-transmission-sig": "%%%" })).toMatchObject({ ok: false, reason: "malformed_header" });
+    expect(await check({ ...h, "paypal-auth-algo": "SHA1withRSA" })).toMatchObject({
+      ok: false,
+      reason: "malformed_header",
+    });
+    expect(await check({ ...h, "paypal-transmission-time": "yesterday" })).toMatchObject({
+      ok: false,
+      reason: "malformed_header",
+    });
+    expect(await check({ ...h, "paypal-transmission-sig": "%%%" })).toMatchObject({
+      ok: false,
+      reason: "malformed_header",
+    });
   });
 
   it("refuses a certificate URL off PayPal's hosts without fetching it", async () => {
     const before = fetched.length;
-    for (const certUrl of ["https://evil.example/cert.pem", "http://api.paypal.com/v1/notifications/certs/X", "https://paypal.com.evil.example/c"]) {
+    for (const certUrl of [
+      "https://evil.example/cert.pem",
+      "http://api.paypal.com/v1/notifications/certs/X",
+      "https://paypal.com.evil.example/c",
+    ]) {
       const headers = { ...paypalHeaders(body, { ...signer, certUrl }, { webhookId }) };
       expect(await check(headers)).toMatchObject({ ok: false, reason: "certificate_rejected" });
     }
@@ -83,14 +135,26 @@ describe("PayPal signature verification", () => {
   });
 
   it("reports an unreachable certificate as unavailable (an outage, not a forgery)", async () => {
-    const headers = paypalHeaders(body, { ...signer, certUrl: "https://api.sandbox.paypal.com/v1/notifications/certs/GONE" }, { webhookId });
-    expect(await check(headers)).toMatchObject({ ok: false, reason: "certificate_unavailable", message: expect.stringContaining("HTTP 404") });
+    const headers = paypalHeaders(
+      body,
+      { ...signer, certUrl: "https://api.sandbox.paypal.com/v1/notifications/certs/GONE" },
+      { webhookId },
+    );
+    expect(await check(headers)).toMatchObject({
+      ok: false,
+      reason: "certificate_unavailable",
+      message: expect.stringContaining("HTTP 404"),
+    });
   });
 
   it("refuses an expired certificate", async () => {
     const later = Math.floor(Date.parse(new X509Certificate(signer.certificatePem).validTo) / 1000) + 60;
     const headers = paypalHeaders(body, signer, { webhookId, time: new Date(later * 1000) });
-    expect(await check(headers, { now: later })).toMatchObject({ ok: false, reason: "certificate_rejected", message: expect.stringContaining("expired") });
+    expect(await check(headers, { now: later })).toMatchObject({
+      ok: false,
+      reason: "certificate_rejected",
+      message: expect.stringContaining("expired"),
+    });
   });
 
   it("holds the signed transmission time to the tolerance, naming the skew", async () => {
@@ -101,6 +165,10 @@ describe("PayPal signature verification", () => {
   });
 
   it("refuses when the endpoint has no webhook id", async () => {
-    expect(await check(paypalHeaders(body, signer, { webhookId }), { settings: {} })).toMatchObject({ ok: false, reason: "no_active_secret", message: expect.stringContaining("settings.webhookId") });
+    expect(await check(paypalHeaders(body, signer, { webhookId }), { settings: {} })).toMatchObject({
+      ok: false,
+      reason: "no_active_secret",
+      message: expect.stringContaining("settings.webhookId"),
+    });
   });
 });

@@ -12,25 +12,50 @@ import { crc32 } from "@/lib/providers/paypal/crc32";
 import { decodeBase64, skewBeyond } from "@/lib/providers/signature";
 import type { VerifyInput, VerifyResult } from "@/lib/providers/types";
 
-export const PAYPAL_HEADERS = ["paypal-transmission-id", "paypal-transmission-time", "paypal-transmission-sig", "paypal-cert-url", "paypal-auth-algo"] as const;
+export const PAYPAL_HEADERS = [
+  "paypal-transmission-id",
+  "paypal-transmission-time",
+  "paypal-transmission-sig",
+  "paypal-cert-url",
+  "paypal-auth-algo",
+] as const;
 
 export type CertificateSource = { get(url: URL, o?: { simulator?: boolean }): Promise<CertificateLookup> };
 
 /** extraCertUrlPrefixes: certificate URL prefixes trusted beside PayPal's hosts, for simulators and tests only (see lib/config). */
-export function paypalVerifier(certificates: CertificateSource, options: { extraCertUrlPrefixes?: () => readonly string[] } = {}): (input: VerifyInput) => Promise<VerifyResult> {
+export function paypalVerifier(
+  certificates: CertificateSource,
+  options: { extraCertUrlPrefixes?: () => readonly string[] } = {},
+): (input: VerifyInput) => Promise<VerifyResult> {
   return async ({ rawBody, headers, settings, toleranceSeconds, now }) => {
     const [id, time, sig, certUrl, algo] = PAYPAL_HEADERS.map((name) => headers.get(name));
     const missing = PAYPAL_HEADERS.filter((name) => !headers.get(name)).map((name) => name.toUpperCase());
     if (!id || !time || !sig || !certUrl || !algo) {
-      return refuse("missing_header", `Missing ${missing.join(", ")} header${missing.length > 1 ? "s" : ""}`, explainMissingHeader(headers, "paypal"));
+      return refuse(
+        "missing_header",
+        `Missing ${missing.join(", ")} header${missing.length > 1 ? "s" : ""}`,
+        explainMissingHeader(headers, "paypal"),
+      );
     }
-    if (algo !== "SHA256withRSA") return { ok: false, reason: "malformed_header", message: `PAYPAL-AUTH-ALGO ${algo} is not supported (expected SHA256withRSA)` };
+    if (algo !== "SHA256withRSA")
+      return {
+        ok: false,
+        reason: "malformed_header",
+        message: `PAYPAL-AUTH-ALGO ${algo} is not supported (expected SHA256withRSA)`,
+      };
     const sentAt = Date.parse(time);
-    if (Number.isNaN(sentAt)) return { ok: false, reason: "malformed_header", message: "PAYPAL-TRANSMISSION-TIME is not an ISO 8601 time" };
+    if (Number.isNaN(sentAt))
+      return { ok: false, reason: "malformed_header", message: "PAYPAL-TRANSMISSION-TIME is not an ISO 8601 time" };
     const signature = decodeBase64(sig);
-    if (!signature || signature.length === 0) return { ok: false, reason: "malformed_header", message: "PAYPAL-TRANSMISSION-SIG is not base64" };
+    if (!signature || signature.length === 0)
+      return { ok: false, reason: "malformed_header", message: "PAYPAL-TRANSMISSION-SIG is not base64" };
     const webhookId = typeof settings.webhookId === "string" && settings.webhookId !== "" ? settings.webhookId : null;
-    if (!webhookId) return { ok: false, reason: "no_active_secret", message: "No PayPal webhook id is configured for this endpoint (settings.webhookId)" };
+    if (!webhookId)
+      return {
+        ok: false,
+        reason: "no_active_secret",
+        message: "No PayPal webhook id is configured for this endpoint (settings.webhookId)",
+      };
     const checked = paypalCertificateUrl(certUrl, options.extraCertUrlPrefixes?.() ?? []);
     if (!checked.ok) return { ok: false, reason: "certificate_rejected", message: checked.message };
     const skew = skewBeyond(Math.floor(sentAt / 1000), now, toleranceSeconds);
@@ -48,7 +73,8 @@ export function paypalVerifier(certificates: CertificateSource, options: { extra
     const unusable = validityProblem(certificate, now);
     if (unusable) return { ok: false, reason: "certificate_rejected", message: unusable };
 
-    const verifies = (body: Buffer, hookId: string) => rsaVerify("sha256", Buffer.from(`${id}|${time}|${hookId}|${crc32(body)}`), certificate.publicKey, signature);
+    const verifies = (body: Buffer, hookId: string) =>
+      rsaVerify("sha256", Buffer.from(`${id}|${time}|${hookId}|${crc32(body)}`), certificate.publicKey, signature);
     if (verifies(rawBody, webhookId)) return { ok: true, deliveryId: id };
     return refuse(
       "no_signature_matched",
@@ -59,7 +85,9 @@ export function paypalVerifier(certificates: CertificateSource, options: { extra
         verifies,
         secretName: "webhook id (settings.webhookId)",
         modeNote: `the signature was not made for webhook id ${webhookId}: settings.webhookId must be the id PayPal shows for this webhook${
-          checked.url.hostname.includes("sandbox") ? " in the sandbox app (this delivery comes from the PayPal sandbox, whose webhooks have ids of their own)" : " in the live app"
+          checked.url.hostname.includes("sandbox")
+            ? " in the sandbox app (this delivery comes from the PayPal sandbox, whose webhooks have ids of their own)"
+            : " in the live app"
         } (or the body was changed after signing)`,
       }),
     );
@@ -75,4 +103,6 @@ function validityProblem(certificate: X509Certificate, now: number): string | nu
 }
 
 export const paypalCertificates = new CertificateCache();
-export const verifyPaypal = paypalVerifier(paypalCertificates, { extraCertUrlPrefixes: () => config().TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES });
+export const verifyPaypal = paypalVerifier(paypalCertificates, {
+  extraCertUrlPrefixes: () => config().TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES,
+});

@@ -13,14 +13,18 @@ beforeAll(async () => {
 
 const stored = () => prisma.rawEvent.count({ where: { tenantId: tenant.id, provider: "paystack" } });
 const errorOf = async (res: Response) => ((await res.json()) as { error: { code: string; message: string } }).error;
-const post = (body: string, headers: Record<string, string>) => deliver(webhookRequest(tenant.slug, "paystack", body, headers));
+const post = (body: string, headers: Record<string, string>) =>
+  deliver(webhookRequest(tenant.slug, "paystack", body, headers));
 
 describe("POST /api/webhooks/{tenant}/paystack", () => {
   it("stores a signed charge.success byte for byte, with its signature header, and answers 200", async () => {
     const body = JSON.stringify(aPaystackCharge(), null, 3);
     const res = await post(body, { "x-paystack-signature": paystackSignature(body, secret) });
     expect(res.status).toBe(200);
-    const row = await prisma.rawEvent.findFirstOrThrow({ where: { tenantId: tenant.id, provider: "paystack" }, orderBy: { id: "desc" } });
+    const row = await prisma.rawEvent.findFirstOrThrow({
+      where: { tenantId: tenant.id, provider: "paystack" },
+      orderBy: { id: "desc" },
+    });
     expect(Buffer.from(row.rawBody).equals(Buffer.from(body))).toBe(true);
     expect(row.headers).toMatchObject({ "x-paystack-signature": paystackSignature(body, secret) });
   });
@@ -28,9 +32,33 @@ describe("POST /api/webhooks/{tenant}/paystack", () => {
   describe("refuses bad signatures with 401, storing nothing", () => {
     const cases: [string, () => [string, Record<string, string>], string, string][] = [
       ["missing header", () => ["{}", {}], "missing_header", "Missing x-paystack-signature header"],
-      ["tampered body", () => { const body = JSON.stringify(aPaystackCharge()); return [body.replace("10000", "90000"), { "x-paystack-signature": paystackSignature(body, secret) }]; }, "no_signature_matched", "does not match the body under any active secret key"],
-      ["wrong key", () => { const body = JSON.stringify(aPaystackCharge()); return [body, { "x-paystack-signature": paystackSignature(body, "sk_test_not_ours_at_all") }]; }, "no_signature_matched", "(hint: wrong_secret)"],
-      ["live event, test key", () => { const body = JSON.stringify(aPaystackCharge({ domain: "live" })); return [body, { "x-paystack-signature": paystackSignature(body, "sk_live_the_real_one") }]; }, "no_signature_matched", "live-mode event"],
+      [
+        "tampered body",
+        () => {
+          const body = JSON.stringify(aPaystackCharge());
+          return [body.replace("10000", "90000"), { "x-paystack-signature": paystackSignature(body, secret) }];
+        },
+        "no_signature_matched",
+        "does not match the body under any active secret key",
+      ],
+      [
+        "wrong key",
+        () => {
+          const body = JSON.stringify(aPaystackCharge());
+          return [body, { "x-paystack-signature": paystackSignature(body, "sk_test_not_ours_at_all") }];
+        },
+        "no_signature_matched",
+        "(hint: wrong_secret)",
+      ],
+      [
+        "live event, test key",
+        () => {
+          const body = JSON.stringify(aPaystackCharge({ domain: "live" }));
+          return [body, { "x-paystack-signature": paystackSignature(body, "sk_live_the_real_one") }];
+        },
+        "no_signature_matched",
+        "live-mode event",
+      ],
     ];
     for (const [name, request, reason, message] of cases) {
       it(name, async () => {

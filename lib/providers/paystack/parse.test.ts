@@ -6,11 +6,21 @@ const parse = (body: unknown) => parsePaystack(Buffer.from(typeof body === "stri
 
 describe("Paystack event parsing", () => {
   it("maps charge.success to a payment keyed by data.reference, in kobo as sent", () => {
-    expect(parse(aPaystackCharge({ reference: "T685312322670591", amount: 250050, currency: "NGN", account: "acct_ada" }))).toEqual({
+    expect(
+      parse(aPaystackCharge({ reference: "T685312322670591", amount: 250050, currency: "NGN", account: "acct_ada" })),
+    ).toEqual({
       kind: "money",
       eventType: "charge.success",
       movements: [
-        { kind: "PAYMENT", reference: "T685312322670591", account: "acct_ada", amount: 250050n, currency: "NGN", occurredAt: new Date("2026-12-02T14:10:19.000Z"), description: "Paystack payment T685312322670591" },
+        {
+          kind: "PAYMENT",
+          reference: "T685312322670591",
+          account: "acct_ada",
+          amount: 250050n,
+          currency: "NGN",
+          occurredAt: new Date("2026-12-02T14:10:19.000Z"),
+          description: "Paystack payment T685312322670591",
+        },
       ],
     });
   });
@@ -21,7 +31,9 @@ describe("Paystack event parsing", () => {
       return r.kind === "money" ? r.movements[0]!.account : r;
     };
     expect(account(aPaystackCharge({ account: "acct_ada" }))).toBe("acct_ada");
-    expect(account(aPaystackCharge({ account: null, customerCode: "CUS_xnxdt6s1zg1f4nx" }))).toBe("CUS_xnxdt6s1zg1f4nx");
+    expect(account(aPaystackCharge({ account: null, customerCode: "CUS_xnxdt6s1zg1f4nx" }))).toBe(
+      "CUS_xnxdt6s1zg1f4nx",
+    );
     const stringMeta = aPaystackCharge();
     (stringMeta.data as Record<string, unknown>).metadata = JSON.stringify({ account: "acct_from_string" });
     expect(account(stringMeta)).toBe("acct_from_string");
@@ -64,20 +76,40 @@ describe("Paystack event parsing", () => {
     expect(parse(refund)).toMatchObject({ kind: "failed", error: expect.stringContaining("refund.processed: id") });
   });
 
-  it("parses a reformatted duplicate (field order, null→\"\", numbers→strings) to identical movements", () => {
+  it('parses a reformatted duplicate (field order, null→"", numbers→strings) to identical movements', () => {
     const charge = aPaystackCharge({ reference: "T1", amount: 10000, account: "acct_ada" });
     const reformatted = {
-      data: { ...Object.fromEntries(Object.entries(charge.data).reverse()), amount: "10000", id: "302961", message: "", fees: "", currency: "ngn" },
+      data: {
+        ...Object.fromEntries(Object.entries(charge.data).reverse()),
+        amount: "10000",
+        id: "302961",
+        message: "",
+        fees: "",
+        currency: "ngn",
+      },
       event: "charge.success",
     };
     expect(parse(JSON.stringify(reformatted, null, 2))).toEqual(parse(charge));
     const refund = aPaystackRefund({ id: 3018284, transactionReference: "T1", amount: 10000 });
-    const refundReformatted = { event: refund.event, data: { ...refund.data, id: "3018284", amount: "10000", refund_reference: "", customer: { first_name: "", last_name: "", email: "ada@example.com" } } };
+    const refundReformatted = {
+      event: refund.event,
+      data: {
+        ...refund.data,
+        id: "3018284",
+        amount: "10000",
+        refund_reference: "",
+        customer: { first_name: "", last_name: "", email: "ada@example.com" },
+      },
+    };
     expect(parse(refundReformatted)).toEqual(parse(refund));
   });
 
   it("ignores other events and refunds not yet processed", () => {
-    expect(parse({ event: "transfer.success", data: {} })).toEqual({ kind: "ignored", eventType: "transfer.success", reason: "event type moves no money" });
+    expect(parse({ event: "transfer.success", data: {} })).toEqual({
+      kind: "ignored",
+      eventType: "transfer.success",
+      reason: "event type moves no money",
+    });
     expect(parse({ event: "refund.pending", data: {} })).toMatchObject({ kind: "ignored" });
     const odd = aPaystackRefund({ transactionReference: "T1" });
     (odd.data as Record<string, unknown>).status = "failed";
@@ -86,6 +118,11 @@ describe("Paystack event parsing", () => {
 
   it("fails on malformed payloads, saying where", () => {
     expect(parse("{")).toMatchObject({ kind: "failed" });
-    expect(parse({ event: "charge.success", data: { reference: "T1", amount: "12.50", currency: "NGN", paid_at: "2026-12-02T00:00:00Z" } })).toMatchObject({ kind: "failed", error: expect.stringContaining("charge.success: amount") });
+    expect(
+      parse({
+        event: "charge.success",
+        data: { reference: "T1", amount: "12.50", currency: "NGN", paid_at: "2026-12-02T00:00:00Z" },
+      }),
+    ).toMatchObject({ kind: "failed", error: expect.stringContaining("charge.success: amount") });
   });
 });

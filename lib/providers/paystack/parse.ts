@@ -23,7 +23,16 @@
 // carries the same timestamps. (A body that lacked paid_at in one retry and had it in
 // another would differ; Paystack's do not.)
 import { z } from "zod";
-import { currencyCode, describeZodError, metadataAccount, minorUnits, optionalText, optionalTimestamp, parseJson, requiredText } from "@/lib/providers/fields";
+import {
+  currencyCode,
+  describeZodError,
+  metadataAccount,
+  minorUnits,
+  optionalText,
+  optionalTimestamp,
+  parseJson,
+  requiredText,
+} from "@/lib/providers/fields";
 import type { ParseResult } from "@/lib/providers/types";
 
 const envelope = z.object({
@@ -72,7 +81,8 @@ export function parsePaystack(rawBody: Buffer): ParseResult {
       const c = charge.safeParse(data);
       if (!c.success) return { kind: "failed", error: `${event}: ${describeZodError(c.error)}` };
       const ch = c.data;
-      if (ch.status !== undefined && ch.status !== "success") return { kind: "ignored", eventType: event, reason: `charge status is ${ch.status}, not success` };
+      if (ch.status !== undefined && ch.status !== "success")
+        return { kind: "ignored", eventType: event, reason: `charge status is ${ch.status}, not success` };
       const occurredAt = ch.paid_at ?? ch.paidAt ?? ch.created_at ?? ch.createdAt;
       if (!occurredAt) return { kind: "failed", error: `${event}: data.paid_at: missing, and no created_at` };
       if (ch.amount === 0n) return { kind: "ignored", eventType: event, reason: "zero amount" };
@@ -96,10 +106,17 @@ export function parsePaystack(rawBody: Buffer): ParseResult {
       const r = refund.safeParse(data);
       if (!r.success) return { kind: "failed", error: `${event}: ${describeZodError(r.error)}` };
       const rf = r.data;
-      if (rf.status !== undefined && rf.status !== "processed") return { kind: "ignored", eventType: event, reason: `refund status is ${rf.status}, not processed` };
-      const paymentReference = rf.transaction_reference ?? (typeof rf.transaction === "object" ? rf.transaction?.reference : undefined);
-      const occurredAt = rf.refunded_at ?? rf.processed_at ?? rf.updated_at ?? rf.updatedAt ?? rf.created_at ?? rf.createdAt;
-      if (!occurredAt) return { kind: "failed", error: `${event}: no timestamp (refunded_at, processed_at, updated_at or created_at)` };
+      if (rf.status !== undefined && rf.status !== "processed")
+        return { kind: "ignored", eventType: event, reason: `refund status is ${rf.status}, not processed` };
+      const paymentReference =
+        rf.transaction_reference ?? (typeof rf.transaction === "object" ? rf.transaction?.reference : undefined);
+      const occurredAt =
+        rf.refunded_at ?? rf.processed_at ?? rf.updated_at ?? rf.updatedAt ?? rf.created_at ?? rf.createdAt;
+      if (!occurredAt)
+        return {
+          kind: "failed",
+          error: `${event}: no timestamp (refunded_at, processed_at, updated_at or created_at)`,
+        };
       if (rf.amount === 0n) return { kind: "ignored", eventType: event, reason: "zero amount" };
       return {
         kind: "money",

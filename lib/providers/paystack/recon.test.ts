@@ -24,7 +24,13 @@ let window: { from: Date; to: Date };
 let dropped: string[];
 
 async function recon(): Promise<ReconSummary> {
-  const r = await runReconciliation({ tenantId: tenant.id, provider: "paystack", window, source: { kind: "api" }, actor: SYSTEM_ACTOR });
+  const r = await runReconciliation({
+    tenantId: tenant.id,
+    provider: "paystack",
+    window,
+    source: { kind: "api" },
+    actor: SYSTEM_ACTOR,
+  });
   if (!r.ok) throw new Error(r.message);
   return r.value;
 }
@@ -36,10 +42,21 @@ beforeAll(async () => {
   secret = await anEndpoint(tenant, "paystack");
   const dayStart = Math.floor((Date.now() - 12 * HOUR) / 1000);
   window = { from: new Date(dayStart * 1000), to: new Date((dayStart + 86_400) * 1000) };
-  day = generateDay({ seed: 77, events: 400, tenants: [tenant.slug], providers: ["paystack"], dayStart, dropRate: 0.05, retryRate: 0.2 });
+  day = generateDay({
+    seed: 77,
+    events: 400,
+    tenants: [tenant.slug],
+    providers: ["paystack"],
+    dayStart,
+    dropRate: 0.05,
+    retryRate: 0.2,
+  });
   // Paystack's API key is the same secret key its webhooks are signed with.
   sim = await startSimulator({ day, tenant: tenant.slug, paystackKey: secret });
-  await prisma.providerEndpoint.update({ where: { tenantId_provider: { tenantId: tenant.id, provider: "paystack" } }, data: { settings: { apiKey: secret, apiBaseUrl: sim.url } } });
+  await prisma.providerEndpoint.update({
+    where: { tenantId_provider: { tenantId: tenant.id, provider: "paystack" } },
+    data: { settings: { apiKey: secret, apiBaseUrl: sim.url } },
+  });
   forgetEndpoints(tenant.slug);
   route = await startRouteServer();
   report = await sim.deliver(route.url, { paystack: secret });
@@ -59,18 +76,41 @@ describe("reconciling Paystack through its API", () => {
     // The refund path (a refund object naming its charge only by id) must be exercised.
     expect(droppedRefunds.length).toBeGreaterThan(0);
     const r = await recon();
-    expect(r).toMatchObject({ compared: movements.length, matched: movements.length - dropped.length, theirsNotOurs: dropped.length, fetched: dropped.length, fetchFailed: 0, oursNotTheirs: 0, mismatched: 0, casesOpened: 0 });
+    expect(r).toMatchObject({
+      compared: movements.length,
+      matched: movements.length - dropped.length,
+      theirsNotOurs: dropped.length,
+      fetched: dropped.length,
+      fetchFailed: 0,
+      oursNotTheirs: 0,
+      mismatched: 0,
+      casesOpened: 0,
+    });
     await drainAll();
 
-    const postings = await prisma.posting.findMany({ where: { tenantId: tenant.id }, select: { providerReference: true } });
+    const postings = await prisma.posting.findMany({
+      where: { tenantId: tenant.id },
+      select: { providerReference: true },
+    });
     for (const m of movements) expect(postings.filter((p) => p.providerReference === m.reference)).toHaveLength(1);
-    const balances = await prisma.balance.findMany({ where: { account: { tenantId: tenant.id, code: { startsWith: "customer:" } } }, select: { amount: true, currency: true, account: { select: { code: true } } } });
-    const expected = [...expectedBalances(movements)].map(([k, v]) => `${k.replace(`${tenant.slug}|`, "")}|${v}`).sort();
+    const balances = await prisma.balance.findMany({
+      where: { account: { tenantId: tenant.id, code: { startsWith: "customer:" } } },
+      select: { amount: true, currency: true, account: { select: { code: true } } },
+    });
+    const expected = [...expectedBalances(movements)]
+      .map(([k, v]) => `${k.replace(`${tenant.slug}|`, "")}|${v}`)
+      .sort();
     expect(balances.map((b) => `${b.account.code}|${b.currency}|${b.amount}`).sort()).toEqual(expected);
 
-    const fetched = await prisma.reconDiscrepancy.findMany({ where: { tenantId: tenant.id, bucket: "THEIRS_NOT_OURS" } });
+    const fetched = await prisma.reconDiscrepancy.findMany({
+      where: { tenantId: tenant.id, bucket: "THEIRS_NOT_OURS" },
+    });
     expect(fetched.map((d) => d.reference).sort()).toEqual([...dropped].sort());
-    for (const d of fetched) expect(await prisma.rawEvent.findUniqueOrThrow({ where: { id: d.rawEventId! } })).toMatchObject({ source: "RECONCILIATION", status: "DONE" });
+    for (const d of fetched)
+      expect(await prisma.rawEvent.findUniqueOrThrow({ where: { id: d.rawEventId! } })).toMatchObject({
+        source: "RECONCILIATION",
+        status: "DONE",
+      });
     expect(await ledgerViolations()).toEqual([]);
   });
 
@@ -81,9 +121,15 @@ describe("reconciling Paystack through its API", () => {
 
   it("a reference Paystack does not know is not fetched into an event", async () => {
     const { paystackSettlement } = await import("@/lib/providers/paystack/settlement");
-    const context = { tenantId: tenant.id, provider: "paystack" as const, settings: { apiKey: secret, apiBaseUrl: sim.url } };
+    const context = {
+      tenantId: tenant.id,
+      provider: "paystack" as const,
+      settings: { apiKey: secret, apiBaseUrl: sim.url },
+    };
     expect(await paystackSettlement.fetchEvent(context, "T000000000000000")).toBeNull();
     expect(await paystackSettlement.fetchEvent(context, "999999999")).toBeNull();
-    await expect(paystackSettlement.fetchEvent({ ...context, settings: { apiKey: "sk_test_wrong", apiBaseUrl: sim.url } }, "T1")).rejects.toThrow(/answered 401/);
+    await expect(
+      paystackSettlement.fetchEvent({ ...context, settings: { apiKey: "sk_test_wrong", apiBaseUrl: sim.url } }, "T1"),
+    ).rejects.toThrow(/answered 401/);
   });
 });

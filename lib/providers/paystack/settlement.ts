@@ -10,9 +10,34 @@
 // which is what Stripe's balance transactions are on the Stripe side.
 import type { EndpointContext, FetchedEvent, SettlementLine, SettlementSource, Window } from "@/lib/providers/types";
 
-type Transaction = { id: number; reference: string; status: string; amount: number | string; currency: string; paid_at?: string | null; paidAt?: string | null; created_at?: string | null; createdAt?: string | null };
-type Refund = { id: number | string; status: string; amount: number | string; currency: string; transaction?: number | string | { id?: number; reference?: string } | null; transaction_reference?: string | null; refunded_at?: string | null; createdAt?: string | null; created_at?: string | null };
-type Page<T> = { status: boolean; message?: string; data: T[]; meta?: { page?: number | string; pageCount?: number | string } };
+type Transaction = {
+  id: number;
+  reference: string;
+  status: string;
+  amount: number | string;
+  currency: string;
+  paid_at?: string | null;
+  paidAt?: string | null;
+  created_at?: string | null;
+  createdAt?: string | null;
+};
+type Refund = {
+  id: number | string;
+  status: string;
+  amount: number | string;
+  currency: string;
+  transaction?: number | string | { id?: number; reference?: string } | null;
+  transaction_reference?: string | null;
+  refunded_at?: string | null;
+  createdAt?: string | null;
+  created_at?: string | null;
+};
+type Page<T> = {
+  status: boolean;
+  message?: string;
+  data: T[];
+  meta?: { page?: number | string; pageCount?: number | string };
+};
 
 const PER_PAGE = 100;
 const DAY_MS = 86_400_000;
@@ -20,11 +45,15 @@ const DAY_MS = 86_400_000;
 function api(settings: Record<string, unknown>) {
   const base = String(settings.apiBaseUrl ?? "https://api.paystack.co").replace(/\/$/, "");
   const key = settings.apiKey;
-  if (typeof key !== "string" || !key) throw new Error("the paystack endpoint has no apiKey (its secret key) in its settings");
+  if (typeof key !== "string" || !key)
+    throw new Error("the paystack endpoint has no apiKey (its secret key) in its settings");
   return {
     base,
     async get(path: string): Promise<Response> {
-      const response = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${key}` }, signal: AbortSignal.timeout(30_000) });
+      const response = await fetch(`${base}${path}`, {
+        headers: { authorization: `Bearer ${key}` },
+        signal: AbortSignal.timeout(30_000),
+      });
       if (response.status >= 500 || response.status === 401 || response.status === 403 || response.status === 429) {
         throw new Error(`Paystack API ${path.split("?")[0]} answered ${response.status}`);
       }
@@ -34,12 +63,17 @@ function api(settings: Record<string, unknown>) {
 }
 
 /** Every page of a list endpoint; Paystack pages by number and says how many there are. */
-async function* listAll<T>(get: (path: string) => Promise<Response>, path: string, query: URLSearchParams): AsyncGenerator<T> {
+async function* listAll<T>(
+  get: (path: string) => Promise<Response>,
+  path: string,
+  query: URLSearchParams,
+): AsyncGenerator<T> {
   for (let page = 1; ; page++) {
     query.set("perPage", String(PER_PAGE));
     query.set("page", String(page));
     const response = await get(`${path}?${query}`);
-    if (!response.ok) throw new Error(`Paystack API ${path} answered ${response.status}: ${(await response.text()).slice(0, 200)}`);
+    if (!response.ok)
+      throw new Error(`Paystack API ${path} answered ${response.status}: ${(await response.text()).slice(0, 200)}`);
     const body = (await response.json()) as Page<T>;
     if (!Array.isArray(body.data)) throw new Error(`Paystack API ${path} answered without a data list`);
     yield* body.data;
@@ -61,19 +95,39 @@ export const paystackSettlement: SettlementSource = {
     // Paystack filters lists by creation time, a payment's paid_at can follow it, and
     // its from/to are dates as often as times: ask a day wider on each side and let
     // reconciliation keep the lines whose own time falls in the window.
-    const range = () => new URLSearchParams({ from: new Date(window.from.getTime() - DAY_MS).toISOString(), to: new Date(window.to.getTime() + DAY_MS).toISOString() });
+    const range = () =>
+      new URLSearchParams({
+        from: new Date(window.from.getTime() - DAY_MS).toISOString(),
+        to: new Date(window.to.getTime() + DAY_MS).toISOString(),
+      });
     let row = 0;
     const payments = range();
     payments.set("status", "success");
     for await (const t of listAll<Transaction>(get, "/transaction", payments)) {
       const occurredAt = when(t.paid_at, t.paidAt, t.created_at, t.createdAt);
       if (t.status !== "success" || !occurredAt) continue;
-      yield { row: ++row, reference: t.reference, kind: "PAYMENT", amount: BigInt(t.amount), currency: t.currency.toUpperCase(), occurredAt, raw: JSON.stringify(t) } satisfies SettlementLine;
+      yield {
+        row: ++row,
+        reference: t.reference,
+        kind: "PAYMENT",
+        amount: BigInt(t.amount),
+        currency: t.currency.toUpperCase(),
+        occurredAt,
+        raw: JSON.stringify(t),
+      } satisfies SettlementLine;
     }
     for await (const r of listAll<Refund>(get, "/refund", range())) {
       const occurredAt = when(r.refunded_at, r.createdAt, r.created_at);
       if (r.status !== "processed" || !occurredAt) continue;
-      yield { row: ++row, reference: String(r.id), kind: "REFUND", amount: -BigInt(r.amount), currency: r.currency.toUpperCase(), occurredAt, raw: JSON.stringify(r) } satisfies SettlementLine;
+      yield {
+        row: ++row,
+        reference: String(r.id),
+        kind: "REFUND",
+        amount: -BigInt(r.amount),
+        currency: r.currency.toUpperCase(),
+        occurredAt,
+        raw: JSON.stringify(r),
+      } satisfies SettlementLine;
     }
   },
 
@@ -97,7 +151,8 @@ export const paystackSettlement: SettlementSource = {
       const { data } = (await verified.json()) as { data: Transaction };
       return data.status === "success" ? fetched("charge.success", data, verifyPath) : null;
     }
-    if (verified.status !== 400 && verified.status !== 404) throw new Error(`Paystack API /transaction/verify answered ${verified.status}`);
+    if (verified.status !== 400 && verified.status !== 404)
+      throw new Error(`Paystack API /transaction/verify answered ${verified.status}`);
     if (!/^\d+$/.test(reference)) return null;
 
     const refundPath = `/refund/${reference}`;
@@ -106,11 +161,19 @@ export const paystackSettlement: SettlementSource = {
     if (!found.ok) throw new Error(`Paystack API /refund answered ${found.status}`);
     const { data: refund } = (await found.json()) as { data: Refund };
     if (refund.status !== "processed") return null;
-    const charge = typeof refund.transaction === "object" ? refund.transaction : refund.transaction == null ? null : { id: Number(refund.transaction) };
+    const charge =
+      typeof refund.transaction === "object"
+        ? refund.transaction
+        : refund.transaction == null
+          ? null
+          : { id: Number(refund.transaction) };
     let paymentReference = refund.transaction_reference ?? charge?.reference ?? null;
     if (!paymentReference && charge?.id !== undefined) {
       const response = await get(`/transaction/${charge.id}`);
-      if (!response.ok) throw new Error(`Paystack API /transaction/${charge.id} answered ${response.status} while looking up refund ${reference}'s charge`);
+      if (!response.ok)
+        throw new Error(
+          `Paystack API /transaction/${charge.id} answered ${response.status} while looking up refund ${reference}'s charge`,
+        );
       paymentReference = ((await response.json()) as { data: Transaction }).data.reference;
     }
     return fetched("refund.processed", { ...refund, transaction_reference: paymentReference }, refundPath);

@@ -5,8 +5,16 @@
 // that move no money. Amounts are minor units (kobo, pesewas, cents). Retries may
 // reorder keys, send null as "", numbers as strings, or metadata as a JSON string:
 // all seen from Paystack and all read the same by lib/providers/paystack/parse.ts.
-import type { Random } from "@/lib/providers/simulation/random";
-import { cappedRefund, chars, drawMoney, isoMillis, reshape, type CurrencyMix, type ProviderScript, type SimMovement } from "@/lib/providers/simulation/script";
+import {
+  cappedRefund,
+  chars,
+  drawMoney,
+  isoMillis,
+  reshape,
+  type CurrencyMix,
+  type ProviderScript,
+  type SimMovement,
+} from "@/lib/providers/simulation/script";
 
 const MIX: CurrencyMix = [
   ["NGN", 60, 10_000, 50_000_000],
@@ -16,7 +24,19 @@ const MIX: CurrencyMix = [
   ["USD", 5, 100, 100_000],
 ];
 
-const customerOf = (m: SimMovement) => ({ id: 68_000 + Number.parseInt(m.account.replace(/\D/g, "").slice(-5) || "0", 10), first_name: null, last_name: null, email: `${m.account}@example.com`, customer_code: `CUS_${m.account.replace(/[^A-Za-z0-9]/g, "").slice(-14).toLowerCase()}`, phone: null, metadata: null, risk_action: "default" });
+const customerOf = (m: SimMovement) => ({
+  id: 68_000 + Number.parseInt(m.account.replace(/\D/g, "").slice(-5) || "0", 10),
+  first_name: null,
+  last_name: null,
+  email: `${m.account}@example.com`,
+  customer_code: `CUS_${m.account
+    .replace(/[^A-Za-z0-9]/g, "")
+    .slice(-14)
+    .toLowerCase()}`,
+  phone: null,
+  metadata: null,
+  risk_action: "default",
+});
 
 /** A successful charge as Paystack shapes it, in its webhook and in its transaction API alike. */
 export function paystackTransaction(m: SimMovement) {
@@ -36,7 +56,18 @@ export function paystackTransaction(m: SimMovement) {
     metadata: { account: m.account, custom_fields: [] },
     fees: null,
     customer: customerOf(m),
-    authorization: { authorization_code: `AUTH_${m.reference.slice(-8)}`, bin: "408408", last4: "4081", exp_month: "12", exp_year: "2030", card_type: "visa DEBIT", bank: "TEST BANK", country_code: "NG", brand: "visa", reusable: true },
+    authorization: {
+      authorization_code: `AUTH_${m.reference.slice(-8)}`,
+      bin: "408408",
+      last4: "4081",
+      exp_month: "12",
+      exp_year: "2030",
+      card_type: "visa DEBIT",
+      bank: "TEST BANK",
+      country_code: "NG",
+      brand: "visa",
+      reusable: true,
+    },
     plan: {},
   };
 }
@@ -92,7 +123,12 @@ function refundEvent(m: SimMovement, event: "refund.processed" | "refund.pending
   };
 }
 
-const IGNORED = ["transfer.success", "subscription.create", "customeridentification.success", "charge.dispute.create"] as const;
+const IGNORED = [
+  "transfer.success",
+  "subscription.create",
+  "customeridentification.success",
+  "charge.dispute.create",
+] as const;
 
 export const paystackScript: ProviderScript = {
   provider: "paystack",
@@ -104,20 +140,47 @@ export const paystackScript: ProviderScript = {
   secondTypeOf: "REFUND",
   events(m, _r, secondType) {
     if (m.kind === "PAYMENT") return [chargeSuccess(m)];
-    return secondType ? [refundEvent(m, "refund.processed"), refundEvent(m, "refund.pending")] : [refundEvent(m, "refund.processed")];
+    return secondType
+      ? [refundEvent(m, "refund.processed"), refundEvent(m, "refund.pending")]
+      : [refundEvent(m, "refund.processed")];
   },
   reformat(body, r) {
     const style = r.int(0, 3);
-    if (style < 3) return reshape(body, { reverseKeys: style === 0, nullToEmpty: style === 1, numbersToStrings: style === 2 });
+    if (style < 3)
+      return reshape(body, { reverseKeys: style === 0, nullToEmpty: style === 1, numbersToStrings: style === 2 });
     const data = (body as { data: Record<string, unknown> }).data;
-    return data.metadata && typeof data.metadata === "object" ? { ...body, data: { ...data, metadata: JSON.stringify(data.metadata) } } : reshape(body, { reverseKeys: true });
+    return data.metadata && typeof data.metadata === "object"
+      ? { ...body, data: { ...data, metadata: JSON.stringify(data.metadata) } }
+      : reshape(body, { reverseKeys: true });
   },
   ignored(r, created) {
     const event = r.pick(IGNORED);
     const data =
-      event === "transfer.success" ? { id: r.int(1_000_000, 9_999_999), amount: r.int(10_000, 5_000_000), currency: "NGN", reference: chars(r, 16).toLowerCase(), status: "success", transfer_code: `TRF_${chars(r, 12).toLowerCase()}`, created_at: isoMillis(created) }
-      : event === "charge.dispute.create" ? { id: r.int(1_000, 99_999), refund_amount: null, currency: "NGN", status: "awaiting-merchant-feedback", domain: "test", created_at: isoMillis(created) }
-      : { id: r.int(1_000, 99_999), domain: "test", customer_code: `CUS_${chars(r, 14).toLowerCase()}`, createdAt: isoMillis(created) };
+      event === "transfer.success"
+        ? {
+            id: r.int(1_000_000, 9_999_999),
+            amount: r.int(10_000, 5_000_000),
+            currency: "NGN",
+            reference: chars(r, 16).toLowerCase(),
+            status: "success",
+            transfer_code: `TRF_${chars(r, 12).toLowerCase()}`,
+            created_at: isoMillis(created),
+          }
+        : event === "charge.dispute.create"
+          ? {
+              id: r.int(1_000, 99_999),
+              refund_amount: null,
+              currency: "NGN",
+              status: "awaiting-merchant-feedback",
+              domain: "test",
+              created_at: isoMillis(created),
+            }
+          : {
+              id: r.int(1_000, 99_999),
+              domain: "test",
+              customer_code: `CUS_${chars(r, 14).toLowerCase()}`,
+              createdAt: isoMillis(created),
+            };
     return { event, data };
   },
   malformed(r, created) {

@@ -12,16 +12,34 @@ export const PAYSTACK_SIGNATURE_HEADER = "x-paystack-signature";
 
 export function verifyPaystack({ rawBody, headers, secrets }: VerifyInput): VerifyResult {
   const header = headers.get(PAYSTACK_SIGNATURE_HEADER);
-  if (!header) return refuse("missing_header", "Missing x-paystack-signature header", explainMissingHeader(headers, "paystack"));
+  if (!header)
+    return refuse("missing_header", "Missing x-paystack-signature header", explainMissingHeader(headers, "paystack"));
   const signature = decodeHex(header.trim());
-  if (!signature || signature.length !== 64) return { ok: false, reason: "malformed_header", message: "x-paystack-signature is not a hex HMAC-SHA512 (128 hex characters)" };
-  if (secrets.length === 0) return { ok: false, reason: "no_active_secret", message: "No active Paystack secret key is configured for this endpoint" };
+  if (signature?.length !== 64)
+    return {
+      ok: false,
+      reason: "malformed_header",
+      message: "x-paystack-signature is not a hex HMAC-SHA512 (128 hex characters)",
+    };
+  if (secrets.length === 0)
+    return {
+      ok: false,
+      reason: "no_active_secret",
+      message: "No active Paystack secret key is configured for this endpoint",
+    };
   const verifies = (body: Buffer, secret: string) => safeEqual(signature, hmac("sha512", secret, body));
   if (secrets.some((secret) => verifies(rawBody, secret))) return { ok: true, deliveryId: null };
   return refuse(
     "no_signature_matched",
     "x-paystack-signature does not match the body under any active secret key for this endpoint",
-    explainMismatch({ rawBody, secrets, verifies, secretName: "secret key", wrongKind: paystackWrongKind, modeNote: paystackModeNote(rawBody, secrets) }),
+    explainMismatch({
+      rawBody,
+      secrets,
+      verifies,
+      secretName: "secret key",
+      wrongKind: paystackWrongKind,
+      modeNote: paystackModeNote(rawBody, secrets),
+    }),
   );
 }
 

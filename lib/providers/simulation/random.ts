@@ -30,7 +30,8 @@ export function seeded(seed: number): Random {
       }
       return items;
     },
-    id: (prefix, length = 24) => prefix + Array.from({ length }, () => alphabet[Math.floor(next() * alphabet.length)]).join(""),
+    id: (prefix, length = 24) =>
+      prefix + Array.from({ length }, () => alphabet[Math.floor(next() * alphabet.length)]).join(""),
   };
   return r;
 }

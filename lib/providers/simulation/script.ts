@@ -80,7 +80,8 @@ export type CurrencyMix = readonly (readonly [string, number, number, number])[]
 export function drawMoney(r: Random, mix: CurrencyMix): [string, number] {
   let roll = r.int(1, 100);
   for (const [currency, weight, min, max] of mix) {
-    if ((roll -= weight) <= 0) {
+    roll -= weight;
+    if (roll <= 0) {
       const u = r.next();
       return [currency, Math.max(min, Math.round(min + (max - min) * u * u))];
     }

@@ -20,7 +20,15 @@
 // created events without created_at would post the first one's: such senders should
 // send created_at.
 import { z } from "zod";
-import { currencyCode, describeZodError, minorUnitsOrZero, optionalText, parseJson, requiredText, timestamp } from "@/lib/providers/fields";
+import {
+  currencyCode,
+  describeZodError,
+  minorUnitsOrZero,
+  optionalText,
+  parseJson,
+  requiredText,
+  timestamp,
+} from "@/lib/providers/fields";
 import type { ParseResult } from "@/lib/providers/types";
 
 const MONEY_TYPES = { "payment.succeeded": "PAYMENT", "refund.succeeded": "REFUND" } as const;

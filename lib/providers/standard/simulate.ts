@@ -24,7 +24,14 @@ export const standardScript: ProviderScript = {
   // Drawn for payments, though this sender has no second type: kept so seeds give the same day.
   secondTypeOf: "PAYMENT",
   events(m) {
-    const data = { id: m.reference, amount: m.amount, currency: m.currency, account: m.kind === "PAYMENT" ? m.account : null, payment_id: m.paymentReference ?? null, created_at: iso(m.created) };
+    const data = {
+      id: m.reference,
+      amount: m.amount,
+      currency: m.currency,
+      account: m.kind === "PAYMENT" ? m.account : null,
+      payment_id: m.paymentReference ?? null,
+      created_at: iso(m.created),
+    };
     return [{ type: m.kind === "PAYMENT" ? "payment.succeeded" : "refund.succeeded", timestamp: iso(m.created), data }];
   },
   reformat: legacyReformat,

@@ -5,7 +5,14 @@ import { explainMismatch, explainMissingHeader, explainSkew, refuse } from "@/li
 import { decodeBase64, hmac, safeEqual, skewBeyond } from "@/lib/providers/signature";
 import type { VerifyInput, VerifyResult } from "@/lib/providers/types";
 
-export const STANDARD_HEADERS = ["webhook-id", "webhook-timestamp", "webhook-signature", "svix-id", "svix-timestamp", "svix-signature"] as const;
+export const STANDARD_HEADERS = [
+  "webhook-id",
+  "webhook-timestamp",
+  "webhook-signature",
+  "svix-id",
+  "svix-timestamp",
+  "svix-signature",
+] as const;
 
 function header(headers: Headers, name: "id" | "timestamp" | "signature"): string | null {
   return headers.get(`webhook-${name}`) ?? headers.get(`svix-${name}`);
@@ -20,18 +27,28 @@ export function verifyStandard({ rawBody, headers, secrets, toleranceSeconds, no
   const id = header(headers, "id");
   const timestampText = header(headers, "timestamp");
   const signatureHeader = header(headers, "signature");
-  const missing = [!id && "webhook-id", !timestampText && "webhook-timestamp", !signatureHeader && "webhook-signature"].filter(Boolean);
+  const missing = [
+    !id && "webhook-id",
+    !timestampText && "webhook-timestamp",
+    !signatureHeader && "webhook-signature",
+  ].filter(Boolean);
   if (missing.length > 0 || !id || !timestampText || !signatureHeader) {
-    return refuse("missing_header", `Missing ${missing.join(", ")} header${missing.length > 1 ? "s" : ""} (or the svix-* equivalents)`, explainMissingHeader(headers, "standard"));
+    return refuse(
+      "missing_header",
+      `Missing ${missing.join(", ")} header${missing.length > 1 ? "s" : ""} (or the svix-* equivalents)`,
+      explainMissingHeader(headers, "standard"),
+    );
   }
-  if (!/^\d+$/.test(timestampText)) return { ok: false, reason: "malformed_header", message: "webhook-timestamp is not a unix timestamp in seconds" };
+  if (!/^\d+$/.test(timestampText))
+    return { ok: false, reason: "malformed_header", message: "webhook-timestamp is not a unix timestamp in seconds" };
   const signatures = signatureHeader
     .split(" ")
     .map((entry) => entry.split(","))
     .filter(([version, value]) => version === "v1" && value)
     .map(([, value]) => decodeBase64(value!))
     .filter((sig): sig is Buffer => sig !== null);
-  if (signatures.length === 0) return { ok: false, reason: "malformed_header", message: "webhook-signature has no v1 signature" };
+  if (signatures.length === 0)
+    return { ok: false, reason: "malformed_header", message: "webhook-signature has no v1 signature" };
   const verifies = (body: Buffer, secret: string) => {
     const key = standardKey(secret);
     if (!key) return false;
@@ -47,7 +64,12 @@ export function verifyStandard({ rawBody, headers, secrets, toleranceSeconds, no
       explainSkew(skew, toleranceSeconds, secrets.length > 0 ? secrets.some((s) => verifies(rawBody, s)) : undefined),
     );
   }
-  if (secrets.length === 0) return { ok: false, reason: "no_active_secret", message: "No active signing secret is configured for this endpoint" };
+  if (secrets.length === 0)
+    return {
+      ok: false,
+      reason: "no_active_secret",
+      message: "No active signing secret is configured for this endpoint",
+    };
   if (secrets.some((secret) => verifies(rawBody, secret))) return { ok: true, deliveryId: id };
   return refuse(
     "no_signature_matched",
@@ -56,7 +78,10 @@ export function verifyStandard({ rawBody, headers, secrets, toleranceSeconds, no
       rawBody,
       secrets,
       verifies,
-      wrongKind: (secret) => (standardKey(secret) ? null : "the configured secret is not a Standard Webhooks secret (whsec_ followed by base64), so it cannot have made any signature"),
+      wrongKind: (secret) =>
+        standardKey(secret)
+          ? null
+          : "the configured secret is not a Standard Webhooks secret (whsec_ followed by base64), so it cannot have made any signature",
     }),
   );
 }

@@ -6,7 +6,23 @@
 // so one payment reads the same from any of them and from any other provider.
 import { currencyExponent, toMinorUnits, type MinorUnits } from "@/lib/ledger/money";
 
-const ZERO_DECIMAL = new Set(["BIF", "CLP", "DJF", "GNF", "JPY", "KMF", "KRW", "MGA", "PYG", "RWF", "VND", "VUV", "XAF", "XOF", "XPF"]);
+const ZERO_DECIMAL = new Set([
+  "BIF",
+  "CLP",
+  "DJF",
+  "GNF",
+  "JPY",
+  "KMF",
+  "KRW",
+  "MGA",
+  "PYG",
+  "RWF",
+  "VND",
+  "VUV",
+  "XAF",
+  "XOF",
+  "XPF",
+]);
 const THREE_DECIMAL = new Set(["BHD", "JOD", "KWD", "OMR", "TND"]);
 
 /** Digits after the decimal point in Stripe's integer amounts for this currency. */
@@ -24,7 +40,10 @@ export function fromStripeMinor(amount: bigint, currency: string): MinorUnits {
   const factor = 10n ** BigInt(shift);
   // Stripe requires these amounts to be whole ISO units (ISK and UGX divisible by 100); anything else is not money we can hold exactly.
   if (amount % factor !== 0n)
-    return { ok: false, error: `${amount} ${currency.toUpperCase()} at Stripe is not a whole ${currency.toUpperCase()} minor unit (Stripe sends ${currency.toUpperCase()} ×${factor}); refusing to round money` };
+    return {
+      ok: false,
+      error: `${amount} ${currency.toUpperCase()} at Stripe is not a whole ${currency.toUpperCase()} minor unit (Stripe sends ${currency.toUpperCase()} ×${factor}); refusing to round money`,
+    };
   return { ok: true, value: amount / factor };
 }
 
@@ -36,7 +55,11 @@ export function fromStripeDecimal(text: string, currency: string): MinorUnits {
   if (!m) return { ok: false, error: `amount must be a decimal number like "10.50", got ${JSON.stringify(text)}` };
   const e = stripeExponent(currency);
   const fraction = m[3] ?? "";
-  if (/[^0]/.test(fraction.slice(e))) return { ok: false, error: `${text} ${currency.toUpperCase()} has more than ${e} decimal places at Stripe; refusing to round money` };
+  if (/[^0]/.test(fraction.slice(e)))
+    return {
+      ok: false,
+      error: `${text} ${currency.toUpperCase()} has more than ${e} decimal places at Stripe; refusing to round money`,
+    };
   const value = BigInt(m[2]! + fraction.slice(0, e).padEnd(e, "0"));
   return fromStripeMinor(m[1] === "-" ? -value : value, currency);
 }

@@ -12,9 +12,21 @@
 //   anything else             OTHER, listed as not reconciled (fees, disputes, adjustments…)
 import type { SettlementLine } from "@/lib/providers/types";
 
-export type StripeCategory = { kind: SettlementLine["kind"]; key: "payment" | "refund" | "source"; notReconciled?: string };
+export type StripeCategory = {
+  kind: SettlementLine["kind"];
+  key: "payment" | "refund" | "source";
+  notReconciled?: string;
+};
 
-const PAYOUTS = new Set(["payout", "payout_reversal", "payout_fee", "transfer", "transfer_reversal", "topup", "topup_reversal"]);
+const PAYOUTS = new Set([
+  "payout",
+  "payout_reversal",
+  "payout_fee",
+  "transfer",
+  "transfer_reversal",
+  "topup",
+  "topup_reversal",
+]);
 
 export function stripeCategory(category: string): StripeCategory {
   switch (category) {
@@ -26,6 +38,8 @@ export function stripeCategory(category: string): StripeCategory {
     case "refund_failure":
       return { kind: "REFUND", key: "refund", notReconciled: category };
     default:
-      return PAYOUTS.has(category) ? { kind: "OTHER", key: "source" } : { kind: "OTHER", key: "source", notReconciled: category };
+      return PAYOUTS.has(category)
+        ? { kind: "OTHER", key: "source" }
+        : { kind: "OTHER", key: "source", notReconciled: category };
   }
 }

@@ -13,12 +13,19 @@ const DAY = 86_400;
 
 function permutations<T>(items: T[]): T[][] {
   if (items.length <= 1) return [items];
-  return items.flatMap((item, i) => permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]));
+  return items.flatMap((item, i) =>
+    permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]),
+  );
 }
 
 function equivalentEvents() {
   const intentCreated = 1_764_500_000;
-  const payment = aStripePayment({ reference: "pi_order_1", amount: 4200n, account: "acct_order", created: intentCreated });
+  const payment = aStripePayment({
+    reference: "pi_order_1",
+    amount: 4200n,
+    account: "acct_order",
+    created: intentCreated,
+  });
   const charge = aStripeChargeFor(payment);
   // The customer confirmed three days after the intent was created: the charge (and its event) is three days younger.
   charge.created = intentCreated + 3 * DAY;
@@ -33,7 +40,12 @@ function equivalentEvents() {
     created: intentCreated + 5 * DAY,
     data: { object: { ...charge.data.object, refunds: { data: [{ ...refund.data.object }] } } },
   };
-  return { payment: payment as object, charge: charge as object, refund: refund as object, refunded: refunded as object };
+  return {
+    payment: payment as object,
+    charge: charge as object,
+    refund: refund as object,
+    refunded: refunded as object,
+  };
 }
 
 describe("the ledger does not depend on which equivalent Stripe event arrives first", () => {
@@ -58,8 +70,16 @@ describe("the ledger does not depend on which equivalent Stripe event arrives fi
     const [json] = [...exports.keys()];
     const ledger = JSON.parse(json!);
     expect(ledger.postings).toEqual([
-      expect.objectContaining({ reference: "pi_order_1", kind: "PAYMENT", occurredAt: new Date(1_764_500_000 * 1000).toISOString() }),
-      expect.objectContaining({ reference: "re_order_1", kind: "REFUND", occurredAt: new Date((1_764_500_000 + 4 * DAY) * 1000).toISOString() }),
+      expect.objectContaining({
+        reference: "pi_order_1",
+        kind: "PAYMENT",
+        occurredAt: new Date(1_764_500_000 * 1000).toISOString(),
+      }),
+      expect.objectContaining({
+        reference: "re_order_1",
+        kind: "REFUND",
+        occurredAt: new Date((1_764_500_000 + 4 * DAY) * 1000).toISOString(),
+      }),
     ]);
   });
 });

@@ -32,14 +32,35 @@
 // account of the payment it refunds. A payment naming neither is credited to
 // the tenant's "unallocated" account, visibly, rather than dropped.
 import { z } from "zod";
-import { currencyCode, describeZodError, looseBoolean, minorUnits, minorUnitsOrZero, optionalText, parseJson, requiredText, timestamp } from "@/lib/providers/fields";
+import {
+  currencyCode,
+  describeZodError,
+  looseBoolean,
+  minorUnits,
+  minorUnitsOrZero,
+  optionalText,
+  parseJson,
+  requiredText,
+  timestamp,
+} from "@/lib/providers/fields";
 import type { Movement, ParseResult } from "@/lib/providers/types";
 import { fromStripeMinor } from "@/lib/providers/stripe/amount";
 
-const metadata = z.record(z.string(), z.unknown()).nullish().transform((m) => m ?? {});
+const metadata = z
+  .record(z.string(), z.unknown())
+  .nullish()
+  .transform((m) => m ?? {});
 const accountFrom = (meta: Record<string, unknown>, customer: string | undefined) => {
   const fromMeta = meta.account;
-  return (typeof fromMeta === "string" && fromMeta !== "" ? fromMeta : typeof fromMeta === "number" ? String(fromMeta) : undefined) ?? customer ?? null;
+  return (
+    (typeof fromMeta === "string" && fromMeta !== ""
+      ? fromMeta
+      : typeof fromMeta === "number"
+        ? String(fromMeta)
+        : undefined) ??
+    customer ??
+    null
+  );
 };
 
 const envelope = z.object({
@@ -87,7 +108,11 @@ const refundedCharge = charge.extend({
 
 type Envelope = z.infer<typeof envelope>;
 
-function refundMovement(r: z.infer<typeof refund>, event: Envelope, fallback?: { account: string | null; payment?: string }): Movement {
+function refundMovement(
+  r: z.infer<typeof refund>,
+  event: Envelope,
+  fallback?: { account: string | null; payment?: string },
+): Movement {
   return {
     kind: "REFUND",
     reference: r.id,
@@ -119,38 +144,75 @@ export function parseStripe(rawBody: Buffer): ParseResult {
       movements.push({ ...m, amount: iso.value });
     }
     const real = movements.filter((m) => m.amount !== 0n);
-    return real.length > 0 ? { kind: "money", eventType: event.type, movements: real } : { kind: "ignored", eventType: event.type, reason: "zero amount" };
+    return real.length > 0
+      ? { kind: "money", eventType: event.type, movements: real }
+      : { kind: "ignored", eventType: event.type, reason: "zero amount" };
   };
 
   switch (event.type) {
     case "payment_intent.succeeded": {
       const pi = shape(paymentIntent);
       if (typeof pi === "string") return { kind: "failed", error: pi };
-      return money([{ kind: "PAYMENT", reference: pi.id, account: accountFrom(pi.metadata, pi.customer), amount: pi.amount_received, currency: pi.currency, occurredAt: pi.created ?? event.created, description: `Stripe payment ${pi.id}` }]);
+      return money([
+        {
+          kind: "PAYMENT",
+          reference: pi.id,
+          account: accountFrom(pi.metadata, pi.customer),
+          amount: pi.amount_received,
+          currency: pi.currency,
+          occurredAt: pi.created ?? event.created,
+          description: `Stripe payment ${pi.id}`,
+        },
+      ]);
     }
     case "charge.succeeded":
     case "charge.captured": {
       const ch = shape(charge);
       if (typeof ch === "string") return { kind: "failed", error: ch };
-      if (ch.captured === false) return { kind: "ignored", eventType: event.type, reason: "authorised, not captured: no money moved yet" };
+      if (ch.captured === false)
+        return { kind: "ignored", eventType: event.type, reason: "authorised, not captured: no money moved yet" };
       if (ch.payment_intent)
-        return { kind: "ignored", eventType: event.type, reason: `the payment posts from payment_intent.succeeded for ${ch.payment_intent}, dated by the intent, whichever event arrives first` };
+        return {
+          kind: "ignored",
+          eventType: event.type,
+          reason: `the payment posts from payment_intent.succeeded for ${ch.payment_intent}, dated by the intent, whichever event arrives first`,
+        };
       const reference = ch.id;
-      return money([{ kind: "PAYMENT", reference, account: accountFrom(ch.metadata, ch.customer), amount: ch.amount_captured && ch.amount_captured > 0n ? ch.amount_captured : ch.amount, currency: ch.currency, occurredAt: ch.created ?? event.created, description: `Stripe payment ${reference}` }]);
+      return money([
+        {
+          kind: "PAYMENT",
+          reference,
+          account: accountFrom(ch.metadata, ch.customer),
+          amount: ch.amount_captured && ch.amount_captured > 0n ? ch.amount_captured : ch.amount,
+          currency: ch.currency,
+          occurredAt: ch.created ?? event.created,
+          description: `Stripe payment ${reference}`,
+        },
+      ]);
     }
     case "refund.created":
     case "refund.updated":
     case "charge.refund.updated": {
       const r = shape(refund);
       if (typeof r === "string") return { kind: "failed", error: r };
-      if (r.status !== "succeeded") return { kind: "ignored", eventType: event.type, reason: `refund status is ${r.status ?? "unknown"}, not succeeded` };
+      if (r.status !== "succeeded")
+        return {
+          kind: "ignored",
+          eventType: event.type,
+          reason: `refund status is ${r.status ?? "unknown"}, not succeeded`,
+        };
       return money([refundMovement(r, event)]);
     }
     case "charge.refunded": {
       const ch = shape(refundedCharge);
       if (typeof ch === "string") return { kind: "failed", error: ch };
       const refunds = ch.refunds?.data.filter((r) => r.status === "succeeded") ?? [];
-      if (refunds.length === 0) return { kind: "ignored", eventType: event.type, reason: "no succeeded refund listed; refunds post from refund.* events" };
+      if (refunds.length === 0)
+        return {
+          kind: "ignored",
+          eventType: event.type,
+          reason: "no succeeded refund listed; refunds post from refund.* events",
+        };
       const fallback = { account: accountFrom(ch.metadata, ch.customer), payment: ch.payment_intent ?? ch.id };
       return money(refunds.map((r) => refundMovement(r, event, fallback)));
     }

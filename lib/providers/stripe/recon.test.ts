@@ -34,7 +34,12 @@ beforeAll(async () => {
 });
 
 async function run(file: string) {
-  return runReconciliation({ tenantId: tenant.id, provider: "stripe", source: { kind: "csv", file }, actor: SYSTEM_ACTOR });
+  return runReconciliation({
+    tenantId: tenant.id,
+    provider: "stripe",
+    source: { kind: "csv", file },
+    actor: SYSTEM_ACTOR,
+  });
 }
 
 describe("Stripe's itemized balance report as published", () => {
@@ -44,9 +49,16 @@ describe("Stripe's itemized balance report as published", () => {
     if (!r.ok) return;
     // 5 references compared; the refund whose refund failed is the one mismatch.
     expect(r.value).toMatchObject({ compared: 5, matched: 4, mismatched: 1, theirsNotOurs: 0, oursNotTheirs: 0 });
-    const mismatch = await prisma.reconDiscrepancy.findFirstOrThrow({ where: { tenantId: tenant.id, bucket: "MISMATCH" } });
+    const mismatch = await prisma.reconDiscrepancy.findFirstOrThrow({
+      where: { tenantId: tenant.id, bucket: "MISMATCH" },
+    });
     // The refund and its failure net to zero: the customer was never refunded, though we posted it.
-    expect(mismatch).toMatchObject({ reference: "re_fx_failed", theirAmount: 0n, theirCurrency: "EUR", ourAmount: -1000n });
+    expect(mismatch).toMatchObject({
+      reference: "re_fx_failed",
+      theirAmount: 0n,
+      theirCurrency: "EUR",
+      ourAmount: -1000n,
+    });
   });
 
   it("counts and lists on the run the lines it does not reconcile (refund failure, fee, dispute), not the payout", async () => {
@@ -56,7 +68,13 @@ describe("Stripe's itemized balance report as published", () => {
     const stored = await prisma.reconRun.findUniqueOrThrow({ where: { id: r.value.runId } });
     expect(stored.notReconciled).toBe(3);
     expect(stored.notReconciledLines).toEqual([
-      expect.objectContaining({ row: 6, category: "refund_failure", reference: "re_fx_failed", amount: "1000", currency: "EUR" }),
+      expect.objectContaining({
+        row: 6,
+        category: "refund_failure",
+        reference: "re_fx_failed",
+        amount: "1000",
+        currency: "EUR",
+      }),
       expect.objectContaining({ row: 9, category: "fee", amount: "-200", currency: "USD" }),
       expect.objectContaining({ row: 10, category: "dispute", reference: "du_fx_1" }),
     ]);
@@ -71,17 +89,35 @@ describe("Stripe's itemized balance report as published", () => {
   it("refuses a file with only the local `created`, naming created_utc", async () => {
     const file = path.join(dir, "local-only.csv");
     const lines = readFileSync(FIXTURE, "utf8").split("\r\n");
-    const drop = (line: string) => line.split(",").filter((_, i) => i !== 1).join(",");
-    writeFileSync(file, [drop(lines[0]!), drop(lines[2]!)].join("\n") + "\n");
+    const drop = (line: string) =>
+      line
+        .split(",")
+        .filter((_, i) => i !== 1)
+        .join(",");
+    writeFileSync(file, `${[drop(lines[0]!), drop(lines[2]!)].join("\n")}\n`);
     const r = await run(file);
-    expect(r).toMatchObject({ ok: false, reason: "malformed_report", message: expect.stringContaining('column "created_utc"') });
+    expect(r).toMatchObject({
+      ok: false,
+      reason: "malformed_report",
+      message: expect.stringContaining('column "created_utc"'),
+    });
   });
 
   it("refuses a file without payment_intent_id (charges would be keyed by ch_…), naming it", async () => {
     const file = path.join(dir, "no-intent.csv");
-    writeFileSync(file, ["balance_transaction_id,created_utc,currency,gross,fee,net,reporting_category,source_id,charge_id", "txn_1,2026-12-01 10:00:00,usd,108.50,3.45,105.05,charge,ch_fx_eur,ch_fx_eur"].join("\n") + "\n");
+    writeFileSync(
+      file,
+      `${[
+        "balance_transaction_id,created_utc,currency,gross,fee,net,reporting_category,source_id,charge_id",
+        "txn_1,2026-12-01 10:00:00,usd,108.50,3.45,105.05,charge,ch_fx_eur,ch_fx_eur",
+      ].join("\n")}\n`,
+    );
     const r = await run(file);
-    expect(r).toMatchObject({ ok: false, reason: "malformed_report", message: expect.stringContaining('column "payment_intent_id"') });
+    expect(r).toMatchObject({
+      ok: false,
+      reason: "malformed_report",
+      message: expect.stringContaining('column "payment_intent_id"'),
+    });
   });
 
   it("the spec's file in another name and the same bytes gives the same counts", async () => {
@@ -94,14 +130,54 @@ describe("Stripe's itemized balance report as published", () => {
 
 describe("Stripe's balance transactions API", () => {
   it("compares a cross-currency charge in the charge's currency, from the expanded source, keeping the settlement amount as evidence", () => {
-    const t = { id: "txn_api_1", amount: 10850, currency: "usd", created: at(10), reporting_category: "charge", source: { id: "ch_1", object: "charge", payment_intent: "pi_1", amount: 10000, amount_captured: 10000, currency: "eur" } };
+    const t = {
+      id: "txn_api_1",
+      amount: 10850,
+      currency: "usd",
+      created: at(10),
+      reporting_category: "charge",
+      source: {
+        id: "ch_1",
+        object: "charge",
+        payment_intent: "pi_1",
+        amount: 10000,
+        amount_captured: 10000,
+        currency: "eur",
+      },
+    };
     const line = lineOf(t, 1);
     expect(line).toMatchObject({ reference: "pi_1", kind: "PAYMENT", amount: 10000n, currency: "EUR" });
     expect(JSON.parse(line.raw)).toMatchObject({ amount: 10850, currency: "usd" });
-    const reversal = lineOf({ ...t, id: "txn_api_2", amount: -2170, reporting_category: "partial_capture_reversal", source: { ...t.source, amount_captured: 8000 } }, 2);
+    const reversal = lineOf(
+      {
+        ...t,
+        id: "txn_api_2",
+        amount: -2170,
+        reporting_category: "partial_capture_reversal",
+        source: { ...t.source, amount_captured: 8000 },
+      },
+      2,
+    );
     expect(reversal).toMatchObject({ reference: "pi_1", kind: "PAYMENT", amount: -2000n, currency: "EUR" });
-    const refundFailure = lineOf({ ...t, id: "txn_api_3", amount: 1085, reporting_category: "refund_failure", source: { id: "re_1", object: "refund", amount: 1000, currency: "eur" } }, 3);
-    expect(refundFailure).toMatchObject({ reference: "re_1", kind: "REFUND", amount: 1000n, currency: "EUR", notReconciled: "refund_failure" });
-    expect(lineOf({ ...t, amount: 150000, currency: "isk", source: { ...t.source, amount: 150000, currency: "isk" } }, 4)).toMatchObject({ amount: 1500n, currency: "ISK" });
+    const refundFailure = lineOf(
+      {
+        ...t,
+        id: "txn_api_3",
+        amount: 1085,
+        reporting_category: "refund_failure",
+        source: { id: "re_1", object: "refund", amount: 1000, currency: "eur" },
+      },
+      3,
+    );
+    expect(refundFailure).toMatchObject({
+      reference: "re_1",
+      kind: "REFUND",
+      amount: 1000n,
+      currency: "EUR",
+      notReconciled: "refund_failure",
+    });
+    expect(
+      lineOf({ ...t, amount: 150000, currency: "isk", source: { ...t.source, amount: 150000, currency: "isk" } }, 4),
+    ).toMatchObject({ amount: 1500n, currency: "ISK" });
   });
 });

@@ -28,7 +28,8 @@ export const stripeReport: ReportParser = {
   description: "Stripe's itemized balance report",
   required: ["balance_transaction_id", "currency", "gross", "reporting_category", "source_id"],
   detect: (names) => names.has("balance_transaction_id") && names.has("reporting_category"),
-  missing: (columns) => (!columns.has("created_utc") ? "created_utc" : !columns.has("payment_intent_id") ? "payment_intent_id" : null),
+  missing: (columns) =>
+    !columns.has("created_utc") ? "created_utc" : !columns.has("payment_intent_id") ? "payment_intent_id" : null,
   mapper(columns) {
     const customerFacing = columns.has("customer_facing_amount") && columns.has("customer_facing_currency");
     return (row, fields, raw) => {
@@ -49,10 +50,26 @@ export const stripeReport: ReportParser = {
         amount = gross < 0n ? -size : size;
       }
       const occurredAt = dateTime(row, "created_utc", get("created_utc"));
-      const reference = category.key === "payment" ? get("payment_intent_id") || get("charge_id") || get("source_id") : get("source_id") || get("balance_transaction_id");
+      const reference =
+        category.key === "payment"
+          ? get("payment_intent_id") || get("charge_id") || get("source_id")
+          : get("source_id") || get("balance_transaction_id");
       if (!reference)
-        throw new ReportError(row, category.key === "payment" ? "payment_intent_id" : "source_id", "no reference: payment_intent_id, charge_id and source_id are all empty");
-      return { row, reference, kind: category.kind, amount, currency, occurredAt, raw, ...(category.notReconciled && { notReconciled: category.notReconciled }) };
+        throw new ReportError(
+          row,
+          category.key === "payment" ? "payment_intent_id" : "source_id",
+          "no reference: payment_intent_id, charge_id and source_id are all empty",
+        );
+      return {
+        row,
+        reference,
+        kind: category.kind,
+        amount,
+        currency,
+        occurredAt,
+        raw,
+        ...(category.notReconciled && { notReconciled: category.notReconciled }),
+      };
     };
   },
 };

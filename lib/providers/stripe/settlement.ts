@@ -16,7 +16,14 @@ type BalanceTransaction = {
   /** Expanded: the charge or refund, carrying the amount and currency the customer paid in. */
   source:
     | string
-    | { id: string; object: string; payment_intent?: string | null; amount?: number; amount_captured?: number; currency?: string }
+    | {
+        id: string;
+        object: string;
+        payment_intent?: string | null;
+        amount?: number;
+        amount_captured?: number;
+        currency?: string;
+      }
     | null;
 };
 
@@ -25,7 +32,10 @@ function api(settings: Record<string, unknown>) {
   const key = settings.apiKey;
   if (typeof key !== "string" || !key) throw new Error("the stripe endpoint has no apiKey in its settings");
   return async (path: string): Promise<Response> => {
-    const response = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${key}` }, signal: AbortSignal.timeout(30_000) });
+    const response = await fetch(`${base}${path}`, {
+      headers: { authorization: `Bearer ${key}` },
+      signal: AbortSignal.timeout(30_000),
+    });
     if (response.status >= 500 || response.status === 401 || response.status === 403 || response.status === 429) {
       throw new Error(`Stripe API ${path.split("?")[0]} answered ${response.status}`);
     }
@@ -40,7 +50,7 @@ function api(settings: Record<string, unknown>) {
  */
 export function lineOf(t: BalanceTransaction, row: number): SettlementLine {
   const source = typeof t.source === "object" && t.source ? t.source : null;
-  const sourceId = typeof t.source === "string" ? t.source : source?.id ?? t.id;
+  const sourceId = typeof t.source === "string" ? t.source : (source?.id ?? t.id);
   const category = stripeCategory(t.reporting_category);
   const reference = category.key === "payment" ? (source?.payment_intent ?? sourceId) : sourceId;
   // The posting's currency and amount: the source object's, in Stripe's units.
@@ -50,12 +60,22 @@ export function lineOf(t: BalanceTransaction, row: number): SettlementLine {
     currency = source.currency;
     const sign = (n: bigint) => (t.amount < 0 ? -n : n);
     if (t.reporting_category === "charge") amount = BigInt(source.amount);
-    else if (t.reporting_category === "partial_capture_reversal" && typeof source.amount_captured === "number") amount = -BigInt(source.amount - source.amount_captured);
+    else if (t.reporting_category === "partial_capture_reversal" && typeof source.amount_captured === "number")
+      amount = -BigInt(source.amount - source.amount_captured);
     else amount = sign(BigInt(source.amount));
   }
   const iso = fromStripeMinor(amount, currency);
   if (!iso.ok) throw new Error(`balance transaction ${t.id}: ${iso.error}`);
-  return { row, reference, kind: category.kind, amount: iso.value, currency: currency.toUpperCase(), occurredAt: new Date(t.created * 1000), raw: JSON.stringify(t), ...(category.notReconciled && { notReconciled: category.notReconciled }) };
+  return {
+    row,
+    reference,
+    kind: category.kind,
+    amount: iso.value,
+    currency: currency.toUpperCase(),
+    occurredAt: new Date(t.created * 1000),
+    raw: JSON.stringify(t),
+    ...(category.notReconciled && { notReconciled: category.notReconciled }),
+  };
 }
 
 export const stripeSettlement: SettlementSource = {
@@ -70,7 +90,10 @@ export const stripeSettlement: SettlementSource = {
     while (true) {
       const query = `created[gte]=${from}&created[lt]=${to}&limit=100&expand[]=data.source${after ? `&starting_after=${after}` : ""}`;
       const response = await get(`/v1/balance_transactions?${query}`);
-      if (!response.ok) throw new Error(`Stripe API balance_transactions answered ${response.status}: ${(await response.text()).slice(0, 200)}`);
+      if (!response.ok)
+        throw new Error(
+          `Stripe API balance_transactions answered ${response.status}: ${(await response.text()).slice(0, 200)}`,
+        );
       const page = (await response.json()) as { data: BalanceTransaction[]; has_more: boolean };
       for (const t of page.data) {
         yield lineOf(t, ++row);
@@ -83,12 +106,26 @@ export const stripeSettlement: SettlementSource = {
   /** A missing event is rebuilt from the object's current state, as the event Stripe would have sent. */
   async fetchEvent(endpoint: EndpointContext, reference: string): Promise<FetchedEvent | null> {
     const get = api(endpoint.settings);
-    const [path, type] = reference.startsWith("re_") ? ["refunds", "refund.updated"] : reference.startsWith("ch_") ? ["charges", "charge.succeeded"] : ["payment_intents", "payment_intent.succeeded"];
+    const [path, type] = reference.startsWith("re_")
+      ? ["refunds", "refund.updated"]
+      : reference.startsWith("ch_")
+        ? ["charges", "charge.succeeded"]
+        : ["payment_intents", "payment_intent.succeeded"];
     const response = await get(`/v1/${path}/${encodeURIComponent(reference)}`);
     if (response.status === 404) return null;
     if (!response.ok) throw new Error(`Stripe API ${path} answered ${response.status}`);
     const object = (await response.json()) as { id: string; created?: number };
-    const event = { id: `evt_tally_recon_${object.id}`, object: "event", type, created: object.created ?? Math.floor(Date.now() / 1000), data: { object } };
-    return { rawBody: Buffer.from(JSON.stringify(event)), headers: { "content-type": "application/json" }, fetchedFrom: `${String(endpoint.settings.apiBaseUrl ?? "https://api.stripe.com")}/v1/${path}/${reference}` };
+    const event = {
+      id: `evt_tally_recon_${object.id}`,
+      object: "event",
+      type,
+      created: object.created ?? Math.floor(Date.now() / 1000),
+      data: { object },
+    };
+    return {
+      rawBody: Buffer.from(JSON.stringify(event)),
+      headers: { "content-type": "application/json" },
+      fetchedFrom: `${String(endpoint.settings.apiBaseUrl ?? "https://api.stripe.com")}/v1/${path}/${reference}`,
+    };
   },
 };

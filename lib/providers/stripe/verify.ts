@@ -8,7 +8,8 @@ export const STRIPE_SIGNATURE_HEADER = "stripe-signature";
 
 export function verifyStripe({ rawBody, headers, secrets, toleranceSeconds, now }: VerifyInput): VerifyResult {
   const header = headers.get(STRIPE_SIGNATURE_HEADER);
-  if (!header) return refuse("missing_header", "Missing Stripe-Signature header", explainMissingHeader(headers, "stripe"));
+  if (!header)
+    return refuse("missing_header", "Missing Stripe-Signature header", explainMissingHeader(headers, "stripe"));
   let timestamp: number | null = null;
   const signatures: Buffer[] = [];
   for (const part of header.split(",")) {
@@ -22,8 +23,10 @@ export function verifyStripe({ rawBody, headers, secrets, toleranceSeconds, now 
       if (sig) signatures.push(sig);
     }
   }
-  if (timestamp === null) return { ok: false, reason: "malformed_header", message: "Stripe-Signature header has no timestamp (t=)" };
-  if (signatures.length === 0) return { ok: false, reason: "malformed_header", message: "Stripe-Signature header has no v1 signature" };
+  if (timestamp === null)
+    return { ok: false, reason: "malformed_header", message: "Stripe-Signature header has no timestamp (t=)" };
+  if (signatures.length === 0)
+    return { ok: false, reason: "malformed_header", message: "Stripe-Signature header has no v1 signature" };
   const prefix = `${timestamp}.`;
   const verifies = (body: Buffer, secret: string) => {
     const expected = hmac("sha256", secret, prefix, body);
@@ -37,12 +40,24 @@ export function verifyStripe({ rawBody, headers, secrets, toleranceSeconds, now 
       explainSkew(skew, toleranceSeconds, secrets.length > 0 ? secrets.some((s) => verifies(rawBody, s)) : undefined),
     );
   }
-  if (secrets.length === 0) return { ok: false, reason: "no_active_secret", message: "No active signing secret is configured for this endpoint" };
+  if (secrets.length === 0)
+    return {
+      ok: false,
+      reason: "no_active_secret",
+      message: "No active signing secret is configured for this endpoint",
+    };
   if (secrets.some((secret) => verifies(rawBody, secret))) return { ok: true, deliveryId: null };
   return refuse(
     "no_signature_matched",
     "No Stripe-Signature v1 signature matched an active secret for this endpoint",
-    explainMismatch({ rawBody, secrets, verifies, secretName: "signing secret", wrongKind: stripeWrongKind, modeNote: stripeModeNote(rawBody) }),
+    explainMismatch({
+      rawBody,
+      secrets,
+      verifies,
+      secretName: "signing secret",
+      wrongKind: stripeWrongKind,
+      modeNote: stripeModeNote(rawBody),
+    }),
   );
 }
 

@@ -10,7 +10,8 @@ export const POST = handled(async (request: Request) => {
   const access = await requireAccess(request, { usersOnly: true });
   if (!access.ok) {
     // An already-ended session still gets its cookie cleared.
-    if (access.status === 401) return json({ signedOut: true }, { headers: { "set-cookie": clearedSessionCookie(request) } });
+    if (access.status === 401)
+      return json({ signedOut: true }, { headers: { "set-cookie": clearedSessionCookie(request) } });
     return accessError(access);
   }
   if (access.principal.kind === "user") await endSession(access.principal);

@@ -7,5 +7,12 @@ export const dynamic = "force-dynamic";
 
 export const GET = withPrincipal({ usersOnly: true }, async ({ principal: p }) => {
   const tenants = await visibleTenants(p);
-  return json({ user: { email: p.email, name: p.name, role: p.role }, csrfToken: p.csrfToken, tenants: tenants.map((t) => ({ slug: t.slug, name: t.name })) }, { headers: { "cache-control": "no-store" } });
+  return json(
+    {
+      user: { email: p.email, name: p.name, role: p.role },
+      csrfToken: p.csrfToken,
+      tenants: tenants.map((t) => ({ slug: t.slug, name: t.name })),
+    },
+    { headers: { "cache-control": "no-store" } },
+  );
 });

@@ -22,5 +22,8 @@ const NewUser = z.object({
 export const POST = withPrincipal({ ...ADMIN, body: NewUser }, async ({ actor, body }) => {
   const r = await createUser({ ...body, name: body.name || undefined }, actor);
   if (!r.ok) return r;
-  return json({ user: { id: r.value.id, email: r.value.email }, password: r.value.password }, { status: 201, headers: { "cache-control": "no-store" } });
+  return json(
+    { user: { id: r.value.id, email: r.value.email }, password: r.value.password },
+    { status: 201, headers: { "cache-control": "no-store" } },
+  );
 });

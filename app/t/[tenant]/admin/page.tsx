@@ -19,7 +19,9 @@ export default async function AdminPage({ params }: { params: Promise<{ tenant: 
   return (
     <>
       <h1>Admin</h1>
-      <nav aria-label="Admin sections" className="subnav"><a href="#secrets-h">Secrets for {tenant.name}</a> <a href="#users-h">Users</a> <a href="#tenants-h">Tenants</a></nav>
+      <nav aria-label="Admin sections" className="subnav">
+        <a href="#secrets-h">Secrets for {tenant.name}</a> <a href="#users-h">Users</a> <a href="#tenants-h">Tenants</a>
+      </nav>
       <SecretsAdmin tenant={slug} initial={plain({ endpoints, providers: supportedProviders() }) as EndpointsData} />
       <UsersAdmin initial={plain({ users }) as UsersData} tenants={tenants.map((t) => t.slug)} />
       <TenantsAdmin initial={plain({ tenants }) as TenantsData} />

@@ -20,8 +20,16 @@ export default async function Page({ params }: { params: Promise<{ tenant: strin
   return (
     <>
       <h1>Stuck claims</h1>
-      <p className="muted">Claims a worker has held longer than {duration(staleMs)} (the sweep will release those), claims that gave up after {config().TALLY_MAX_ATTEMPTS} attempts or could not be posted, and events that could not be parsed. Reprocessing sends the event back through the normal path; a payment is still posted exactly once.</p>
-      <StuckClaims tenant={slug} initial={plain({ staleMs, items }) as StuckData} canReprocess={mayDo(principal.role, "reprocess")} />
+      <p className="muted">
+        Claims a worker has held longer than {duration(staleMs)} (the sweep will release those), claims that gave up
+        after {config().TALLY_MAX_ATTEMPTS} attempts or could not be posted, and events that could not be parsed.
+        Reprocessing sends the event back through the normal path; a payment is still posted exactly once.
+      </p>
+      <StuckClaims
+        tenant={slug}
+        initial={plain({ staleMs, items }) as StuckData}
+        canReprocess={mayDo(principal.role, "reprocess")}
+      />
     </>
   );
 }

@@ -12,38 +12,80 @@ export const dynamic = "force-dynamic";
 
 type Search = Record<string, string | string[] | undefined>;
 
-export default async function EventsPage({ params, searchParams }: { params: Promise<{ tenant: string }>; searchParams: Promise<Search> }) {
+export default async function EventsPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ tenant: string }>;
+  searchParams: Promise<Search>;
+}) {
   const { tenant: slug } = await params;
   const { principal, tenant, allowed } = await requirePage(slug, "events");
   if (!allowed) return <NoAccess role={principal.role} section="Events" />;
-  const raw = Object.fromEntries(Object.entries(await searchParams).filter((e): e is [string, string] => typeof e[1] === "string"));
+  const raw = Object.fromEntries(
+    Object.entries(await searchParams).filter((e): e is [string, string] => typeof e[1] === "string"),
+  );
   const q = EventQuery.safeParse(raw);
   const query = new URLSearchParams(Object.entries(raw).filter(([, v]) => v !== "")).toString();
   return (
     <>
       <h1>Events</h1>
       <form method="get" className="filters" role="search" aria-label="Filter events">
-        <label>Reference or delivery id<input name="reference" defaultValue={raw.reference ?? ""} placeholder="pi_…, evt_…" /></label>
-        <label>Status
+        <label>
+          Reference or delivery id
+          <input name="reference" defaultValue={raw.reference ?? ""} placeholder="pi_…, evt_…" />
+        </label>
+        <label>
+          Status
           <select name="status" defaultValue={raw.status ?? ""}>
             <option value="">Any</option>
-            {RAW_EVENT_STATUSES.map((s) => <option key={s} value={s}>{s.toLowerCase()}</option>)}
+            {RAW_EVENT_STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {s.toLowerCase()}
+              </option>
+            ))}
           </select>
         </label>
-        <label>Provider
+        <label>
+          Provider
           <select name="provider" defaultValue={raw.provider ?? ""}>
             <option value="">Any</option>
-            {Object.values(Provider).map((p) => <option key={p} value={p}>{p}</option>)}
+            {Object.values(Provider).map((p) => (
+              <option key={p} value={p}>
+                {p}
+              </option>
+            ))}
           </select>
         </label>
-        <label>From<input type="date" name="from" defaultValue={raw.from ?? ""} /></label>
-        <label>To<input type="date" name="to" defaultValue={raw.to ?? ""} /></label>
+        <label>
+          From
+          <input type="date" name="from" defaultValue={raw.from ?? ""} />
+        </label>
+        <label>
+          To
+          <input type="date" name="to" defaultValue={raw.to ?? ""} />
+        </label>
         <button type="submit">Search</button>
       </form>
       {q.success ? (
-        <EventsTable tenant={slug} query={query} initial={plain(await searchEvents({ tenantId: tenant.id, ...q.data, status: q.data.status as RawEventStatus | undefined, beforeId: q.data.before })) as EventPage} />
+        <EventsTable
+          tenant={slug}
+          query={query}
+          initial={
+            plain(
+              await searchEvents({
+                tenantId: tenant.id,
+                ...q.data,
+                status: q.data.status as RawEventStatus | undefined,
+                beforeId: q.data.before,
+              }),
+            ) as EventPage
+          }
+        />
       ) : (
-        <p role="alert" className="error">Fix the filter: {q.error.issues.map((i) => `${i.path.join(".")} ${i.message}`).join("; ")}</p>
+        <p role="alert" className="error">
+          Fix the filter: {q.error.issues.map((i) => `${i.path.join(".")} ${i.message}`).join("; ")}
+        </p>
       )}
     </>
   );

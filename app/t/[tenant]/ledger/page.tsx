@@ -10,19 +10,37 @@ import { TableScroll } from "@/components/table-scroll";
 
 export const dynamic = "force-dynamic";
 
-export default async function LedgerPage({ params, searchParams }: { params: Promise<{ tenant: string }>; searchParams: Promise<Record<string, string | undefined>> }) {
+export default async function LedgerPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ tenant: string }>;
+  searchParams: Promise<Record<string, string | undefined>>;
+}) {
   const { tenant: slug } = await params;
   const { principal, tenant, allowed } = await requirePage(slug, "ledger");
   if (!allowed) return <NoAccess role={principal.role} section="Ledger" />;
   const raw = await searchParams;
   const q = AccountQuery.safeParse({ kind: raw.kind, code: raw.code, after: raw.after });
-  const page = q.success ? await listAccounts({ tenantId: tenant.id, kind: q.data.kind, code: q.data.code, limit: q.data.limit, afterId: q.data.after }) : null;
+  const page = q.success
+    ? await listAccounts({
+        tenantId: tenant.id,
+        kind: q.data.kind,
+        code: q.data.code,
+        limit: q.data.limit,
+        afterId: q.data.after,
+      })
+    : null;
   return (
     <>
       <h1>Ledger</h1>
       <form method="get" className="filters" role="search" aria-label="Filter accounts">
-        <label>Account code contains<input name="code" defaultValue={raw.code ?? ""} placeholder="customer:" /></label>
-        <label>Kind
+        <label>
+          Account code contains
+          <input name="code" defaultValue={raw.code ?? ""} placeholder="customer:" />
+        </label>
+        <label>
+          Kind
           <select name="kind" defaultValue={raw.kind ?? ""}>
             <option value="">Any</option>
             <option value="CUSTOMER">customer</option>
@@ -32,36 +50,80 @@ export default async function LedgerPage({ params, searchParams }: { params: Pro
         </label>
         <button type="submit">Filter</button>
       </form>
-      <p className="muted">Balances as people read them: a customer balance is what we owe the customer (the ledger stores it as a credit); a clearing balance is what the provider owes us.</p>
-      {!q.success && <p role="alert" className="error">Fix the filter: {q.error.issues.map((i) => `${i.path.join(".")} ${i.message}`).join("; ")}</p>}
+      <p className="muted">
+        Balances as people read them: a customer balance is what we owe the customer (the ledger stores it as a credit);
+        a clearing balance is what the provider owes us.
+      </p>
+      {!q.success && (
+        <p role="alert" className="error">
+          Fix the filter: {q.error.issues.map((i) => `${i.path.join(".")} ${i.message}`).join("; ")}
+        </p>
+      )}
       {page && page.accounts.length === 0 && (raw.code || raw.kind) && (
         <NothingMatches what="accounts" clearHref={`/t/${slug}/ledger`}>
-          <p>No account{raw.code ? <> whose code contains <code>{raw.code}</code></> : null}{raw.kind ? <> of kind {raw.kind.toLowerCase().replace("_", " ")}</> : null}.</p>
+          <p>
+            No account
+            {raw.code ? (
+              <>
+                {" "}
+                whose code contains <code>{raw.code}</code>
+              </>
+            ) : null}
+            {raw.kind ? <> of kind {raw.kind.toLowerCase().replace("_", " ")}</> : null}.
+          </p>
         </NothingMatches>
       )}
       {page && page.accounts.length === 0 && !raw.code && !raw.kind && (
         <EmptyState title="No accounts yet">
-          <p>Accounts appear when the worker posts this tenant’s first payment. Check <Link href={`/t/${slug}/events`}>Events</Link> for deliveries waiting or failed.</p>
+          <p>
+            Accounts appear when the worker posts this tenant’s first payment. Check{" "}
+            <Link href={`/t/${slug}/events`}>Events</Link> for deliveries waiting or failed.
+          </p>
         </EmptyState>
       )}
       {page && page.accounts.length > 0 && (
         <TableScroll label="Accounts">
-        <table className="table">
-          <thead><tr><th scope="col">Account</th><th scope="col">Kind</th><th scope="col">Name</th><th scope="col" className="num">Balance</th></tr></thead>
-          <tbody>
-            {page.accounts.map((a) => (
-              <tr key={a.id.toString()}>
-                <td><Link href={`/t/${slug}/ledger/${a.id}`}>{a.code}</Link></td>
-                <td>{a.kind.toLowerCase().replace("_", " ")}</td>
-                <td>{a.name ?? ""}</td>
-                <td className="num">{a.balances.length === 0 ? "—" : a.balances.map((b) => <div key={b.currency}>{formatMoney(displayBalance(a.kind, b.amount), b.currency)}</div>)}</td>
+          <table className="table">
+            <thead>
+              <tr>
+                <th scope="col">Account</th>
+                <th scope="col">Kind</th>
+                <th scope="col">Name</th>
+                <th scope="col" className="num">
+                  Balance
+                </th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {page.accounts.map((a) => (
+                <tr key={a.id.toString()}>
+                  <td>
+                    <Link href={`/t/${slug}/ledger/${a.id}`}>{a.code}</Link>
+                  </td>
+                  <td>{a.kind.toLowerCase().replace("_", " ")}</td>
+                  <td>{a.name ?? ""}</td>
+                  <td className="num">
+                    {a.balances.length === 0
+                      ? "—"
+                      : a.balances.map((b) => (
+                          <div key={b.currency}>{formatMoney(displayBalance(a.kind, b.amount), b.currency)}</div>
+                        ))}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
         </TableScroll>
       )}
-      {page?.nextAfter && <nav aria-label="Pages" className="pager"><Link href={`/t/${slug}/ledger?${new URLSearchParams({ ...(raw.code && { code: raw.code }), ...(raw.kind && { kind: raw.kind }), after: page.nextAfter.toString() })}`}>More accounts →</Link></nav>}
+      {page?.nextAfter && (
+        <nav aria-label="Pages" className="pager">
+          <Link
+            href={`/t/${slug}/ledger?${new URLSearchParams({ ...(raw.code && { code: raw.code }), ...(raw.kind && { kind: raw.kind }), after: page.nextAfter.toString() })}`}
+          >
+            More accounts →
+          </Link>
+        </nav>
+      )}
     </>
   );
 }

@@ -15,26 +15,45 @@ import { settlementSourceFor } from "@/lib/recon/report-formats";
 
 export const dynamic = "force-dynamic";
 
-export default async function Page({ params, searchParams }: { params: Promise<{ tenant: string }>; searchParams: Promise<{ before?: string }> }) {
+export default async function Page({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ tenant: string }>;
+  searchParams: Promise<{ before?: string }>;
+}) {
   const { tenant: slug } = await params;
   const { principal, tenant, allowed } = await requirePage(slug, "reconciliation");
   if (!allowed) return <NoAccess role={principal.role} section="Reconciliation" />;
   const before = bigintId.safeParse((await searchParams).before ?? "");
   const [page, endpoints] = await Promise.all([
     listRuns(tenant.id, { beforeId: before.success ? before.data : undefined }),
-    prisma.providerEndpoint.findMany({ where: { tenantId: tenant.id }, select: { provider: true, settings: true }, orderBy: { provider: "asc" } }),
+    prisma.providerEndpoint.findMany({
+      where: { tenantId: tenant.id },
+      select: { provider: true, settings: true },
+      orderBy: { provider: "asc" },
+    }),
   ]);
-  const withApi = endpoints.filter((e) => settlementSourceFor(e.provider) && (e.settings as Record<string, unknown>)?.apiKey).map((e) => e.provider);
+  const withApi = endpoints
+    .filter((e) => settlementSourceFor(e.provider) && (e.settings as Record<string, unknown>)?.apiKey)
+    .map((e) => e.provider);
   const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
   const canRun = mayDo(principal.role, "reconcile");
   return (
     <>
       <h1>Reconciliation</h1>
-      <p className="muted">Each run compares a window of the provider&apos;s settlement with the ledger: matched, theirs-not-ours (fetched and posted through the normal path), ours-not-theirs and mismatches (cases for an accountant).</p>
+      <p className="muted">
+        Each run compares a window of the provider&apos;s settlement with the ledger: matched, theirs-not-ours (fetched
+        and posted through the normal path), ours-not-theirs and mismatches (cases for an accountant).
+      </p>
       {canRun && (
         <div className="two-col">
           <StartRunForm tenant={slug} providers={withApi} defaultDay={yesterday} />
-          <UploadForm tenant={slug} providers={endpoints.length ? endpoints.map((e) => e.provider) : ["stripe"]} maxBytes={config().TALLY_RECON_UPLOAD_MAX_BYTES} />
+          <UploadForm
+            tenant={slug}
+            providers={endpoints.length ? endpoints.map((e) => e.provider) : ["stripe"]}
+            maxBytes={config().TALLY_RECON_UPLOAD_MAX_BYTES}
+          />
         </div>
       )}
       <h2>Runs</h2>

@@ -15,9 +15,12 @@ const Change = z.object({
   reason: z.string().trim().max(500).optional(),
 });
 
-export const PATCH = withPrincipal({ roles: ["admin"], usersOnly: true, body: Change, params: { id: z.string() } }, async ({ actor, body, params: { id } }) => {
-  // A user id is a UUID; anything else names no user (and must not reach a uuid column).
-  if (!z.guid().safeParse(id).success) return refuse("not_found", `No user ${id}`);
-  const r = await updateUser(id, { ...body, reason: body.reason || null }, actor);
-  return r.ok ? json({ user: r.value }) : r;
-});
+export const PATCH = withPrincipal(
+  { roles: ["admin"], usersOnly: true, body: Change, params: { id: z.string() } },
+  async ({ actor, body, params: { id } }) => {
+    // A user id is a UUID; anything else names no user (and must not reach a uuid column).
+    if (!z.guid().safeParse(id).success) return refuse("not_found", `No user ${id}`);
+    const r = await updateUser(id, { ...body, reason: body.reason || null }, actor);
+    return r.ok ? json({ user: r.value }) : r;
+  },
+);

@@ -10,7 +10,10 @@ export const POST = handled(async (request: Request, { params }: Params) => {
   const { tenant, provider } = await params;
   const outcome = await ingestWebhook({ tenant, provider, headers: request.headers, body: request.body });
   if (!outcome.ok) return jsonError(outcome.status, outcome.reason, outcome.message);
-  return new Response(outcome.acknowledgement.body, { status: 200, headers: { "content-type": outcome.acknowledgement.contentType } });
+  return new Response(outcome.acknowledgement.body, {
+    status: 200,
+    headers: { "content-type": outcome.acknowledgement.contentType },
+  });
 });
 
 export const GET = methodNotAllowed(["POST"]);

@@ -21,7 +21,8 @@ import { bigintId } from "@/lib/platform/query-params";
 export const dynamic = "force-dynamic";
 
 const STATUS: Record<string, string> = CASE_STATUS_LABEL;
-const money = (amount: bigint | null, currency: string | null) => (amount === null || !currency ? "—" : formatMoney(amount, currency.trim()));
+const money = (amount: bigint | null, currency: string | null) =>
+  amount === null || !currency ? "—" : formatMoney(amount, currency.trim());
 
 export default async function CasePage({ params }: { params: Promise<{ tenant: string; id: string }> }) {
   const { tenant: slug, id } = await params;
@@ -31,7 +32,8 @@ export default async function CasePage({ params }: { params: Promise<{ tenant: s
   const detail = caseId.success ? await getCase(tenant.id, caseId.data) : null;
   if (!detail) notFound();
   const c = detail.case;
-  if (detail.conflict) return <ConflictCasePage slug={slug} detail={detail} conflict={detail.conflict} principal={principal} />;
+  if (detail.conflict)
+    return <ConflictCasePage slug={slug} detail={detail} conflict={detail.conflict} principal={principal} />;
   const d = c.discrepancy!;
   const pending = c.proposals.find((p) => p.status === "PENDING") ?? null;
   const stake = discrepancyStake(d);
@@ -54,15 +56,50 @@ export default async function CasePage({ params }: { params: Promise<{ tenant: s
   const theirFields = detail.theirs && header ? detail.theirs.line.split(",") : null;
   return (
     <>
-      <p><Link href={`/t/${slug}/cases`}>← Cases</Link></p>
-      <h1>Case #{c.id.toString()} <span className="badge badge-muted">{STATUS[c.status]}</span></h1>
+      <p>
+        <Link href={`/t/${slug}/cases`}>← Cases</Link>
+      </p>
+      <h1>
+        Case #{c.id.toString()} <span className="badge badge-muted">{STATUS[c.status]}</span>
+      </h1>
       <dl className="facts">
-        <dt>Kind</dt><dd>{c.kind === "OURS_NOT_THEIRS" ? "Ours, not theirs: we posted it, the provider has no record of it" : "Mismatch: both sides have it, with different amounts or currencies"}</dd>
-        <dt>Reference</dt><dd className="mono">{d.provider} · {d.reference}</dd>
-        <dt>Day</dt><dd>{d.day.toISOString().slice(0, 10)}{d.possibleTiming ? <span className="tone-warn"> · near the run&apos;s window edge: possibly a timing difference</span> : null}</dd>
-        <dt>Amounts</dt><dd>ours {money(d.ourAmount, d.ourCurrency)} · theirs {money(d.theirAmount, d.theirCurrency)}</dd>
-        <dt>Found by</dt><dd>run <Link href={`/t/${slug}/reconciliation/${d.firstRunId}`}>#{d.firstRunId.toString()}</Link>{d.lastRunId !== d.firstRunId ? <>, last seen by run <Link href={`/t/${slug}/reconciliation/${d.lastRunId}`}>#{d.lastRunId.toString()}</Link></> : null}</dd>
-        {c.resolution && <><dt>Outcome</dt><dd>{c.resolution}</dd></>}
+        <dt>Kind</dt>
+        <dd>
+          {c.kind === "OURS_NOT_THEIRS"
+            ? "Ours, not theirs: we posted it, the provider has no record of it"
+            : "Mismatch: both sides have it, with different amounts or currencies"}
+        </dd>
+        <dt>Reference</dt>
+        <dd className="mono">
+          {d.provider} · {d.reference}
+        </dd>
+        <dt>Day</dt>
+        <dd>
+          {d.day.toISOString().slice(0, 10)}
+          {d.possibleTiming ? (
+            <span className="tone-warn"> · near the run&apos;s window edge: possibly a timing difference</span>
+          ) : null}
+        </dd>
+        <dt>Amounts</dt>
+        <dd>
+          ours {money(d.ourAmount, d.ourCurrency)} · theirs {money(d.theirAmount, d.theirCurrency)}
+        </dd>
+        <dt>Found by</dt>
+        <dd>
+          run <Link href={`/t/${slug}/reconciliation/${d.firstRunId}`}>#{d.firstRunId.toString()}</Link>
+          {d.lastRunId !== d.firstRunId ? (
+            <>
+              , last seen by run{" "}
+              <Link href={`/t/${slug}/reconciliation/${d.lastRunId}`}>#{d.lastRunId.toString()}</Link>
+            </>
+          ) : null}
+        </dd>
+        {c.resolution && (
+          <>
+            <dt>Outcome</dt>
+            <dd>{c.resolution}</dd>
+          </>
+        )}
       </dl>
 
       <h2>Evidence</h2>
@@ -71,33 +108,100 @@ export default async function CasePage({ params }: { params: Promise<{ tenant: s
           <h3 id="ev-webhook">The webhook we received</h3>
           {detail.raw ? (
             <>
-              <p className="small"><Link href={`/t/${slug}/events/${detail.raw.id}`}>Event #{detail.raw.id.toString()}</Link> · {detail.raw.eventType ?? "type unknown"} · via {detail.raw.source.toLowerCase()}<br />received {utc(detail.raw.receivedAt)} UTC{detail.raw.deliveryId ? <> as <code>{detail.raw.deliveryId}</code></> : null}</p>
-              <pre tabIndex={0} aria-label="Raw webhook body">{detail.raw.body ?? `${detail.raw.bytes} bytes, not UTF-8: open the event page for a hex view`}</pre>
+              <p className="small">
+                <Link href={`/t/${slug}/events/${detail.raw.id}`}>Event #{detail.raw.id.toString()}</Link> ·{" "}
+                {detail.raw.eventType ?? "type unknown"} · via {detail.raw.source.toLowerCase()}
+                <br />
+                received {utc(detail.raw.receivedAt)} UTC
+                {detail.raw.deliveryId ? (
+                  <>
+                    {" "}
+                    as <code>{detail.raw.deliveryId}</code>
+                  </>
+                ) : null}
+              </p>
+              <pre tabIndex={0} aria-label="Raw webhook body">
+                {detail.raw.body ?? `${detail.raw.bytes} bytes, not UTF-8: open the event page for a hex view`}
+              </pre>
             </>
-          ) : <p className="absent">No raw event is linked to this movement.</p>}
+          ) : (
+            <p className="absent">No raw event is linked to this movement.</p>
+          )}
         </section>
         <section aria-labelledby="ev-ledger">
           <h3 id="ev-ledger">Our ledger</h3>
-          {detail.postings.length === 0 ? <p className="absent">No posting of ours for this reference.</p> : detail.postings.map((p) => (
-            <div key={p.id.toString()} className="stack small" style={{ marginBottom: ".75rem" }}>
-              <div><strong>Posting #{p.id.toString()}</strong> · {p.kind.toLowerCase()}{p.reversesPostingId ? <> (corrects #{p.reversesPostingId.toString()})</> : null}<br /><span className="muted">{p.description}; {utc(p.occurredAt)} UTC</span></div>
-              <PlanTable legs={p.entries.map((e) => ({ accountId: e.account.id.toString(), accountCode: e.account.code, accountKind: e.account.kind, amount: e.amount.toString(), currency: e.currency }))} caption="Legs" />
-            </div>
-          ))}
+          {detail.postings.length === 0 ? (
+            <p className="absent">No posting of ours for this reference.</p>
+          ) : (
+            detail.postings.map((p) => (
+              <div key={p.id.toString()} className="stack small" style={{ marginBottom: ".75rem" }}>
+                <div>
+                  <strong>Posting #{p.id.toString()}</strong> · {p.kind.toLowerCase()}
+                  {p.reversesPostingId ? <> (corrects #{p.reversesPostingId.toString()})</> : null}
+                  <br />
+                  <span className="muted">
+                    {p.description}; {utc(p.occurredAt)} UTC
+                  </span>
+                </div>
+                <PlanTable
+                  legs={p.entries.map((e) => ({
+                    accountId: e.account.id.toString(),
+                    accountCode: e.account.code,
+                    accountKind: e.account.kind,
+                    amount: e.amount.toString(),
+                    currency: e.currency,
+                  }))}
+                  caption="Legs"
+                />
+              </div>
+            ))
+          )}
         </section>
         <section aria-labelledby="ev-theirs">
           <h3 id="ev-theirs">The provider&apos;s settlement</h3>
           {detail.theirs ? (
             <>
-              <p className="small">Row {detail.theirs.row} of the {detail.theirs.format === "api" ? "settlement API listing" : `${detail.theirs.format} report`}{lastRun?.sourceName ? <> <span className="mono">{lastRun.sourceName}</span></> : null}</p>
+              <p className="small">
+                Row {detail.theirs.row} of the{" "}
+                {detail.theirs.format === "api" ? "settlement API listing" : `${detail.theirs.format} report`}
+                {lastRun?.sourceName ? (
+                  <>
+                    {" "}
+                    <span className="mono">{lastRun.sourceName}</span>
+                  </>
+                ) : null}
+              </p>
               {header && theirFields && theirFields.length === header.length ? (
-                <table className="table compact"><tbody>{header.map((h, i) => <tr key={h + i}><th scope="row" className="mono">{h}</th><td className="mono wrap">{theirFields[i]}</td></tr>)}</tbody></table>
+                <table className="table compact">
+                  <tbody>
+                    {header.map((h, i) => (
+                      <tr key={h + i}>
+                        <th scope="row" className="mono">
+                          {h}
+                        </th>
+                        <td className="mono wrap">{theirFields[i]}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
               ) : null}
-              <pre tabIndex={0} aria-label="Settlement line as reported">{detail.theirs.line}</pre>
+              <pre tabIndex={0} aria-label="Settlement line as reported">
+                {detail.theirs.line}
+              </pre>
             </>
           ) : (
             <p className="absent" data-testid="their-line-absent">
-              No line for <code>{d.reference}</code>: the provider&apos;s {lastRun?.source === "CSV" ? "report" : "settlement listing"}{lastRun ? <> for {utc(lastRun.windowFrom, false)} → {utc(lastRun.windowTo, false)} UTC (run #{lastRun.id.toString()}{lastRun.sourceName ? `, ${lastRun.sourceName}` : ""})</> : null} does not mention it.
+              No line for <code>{d.reference}</code>: the provider&apos;s{" "}
+              {lastRun?.source === "CSV" ? "report" : "settlement listing"}
+              {lastRun ? (
+                <>
+                  {" "}
+                  for {utc(lastRun.windowFrom, false)} → {utc(lastRun.windowTo, false)} UTC (run #
+                  {lastRun.id.toString()}
+                  {lastRun.sourceName ? `, ${lastRun.sourceName}` : ""})
+                </>
+              ) : null}{" "}
+              does not mention it.
             </p>
           )}
         </section>
@@ -111,12 +215,29 @@ export default async function CasePage({ params }: { params: Promise<{ tenant: s
           <ol className="steps">
             {c.proposals.map((p) => (
               <li key={p.id.toString()}>
-                <strong>{p.proposedByLabel}</strong> proposed <em>{resolutionLabel(p.resolution, c.kind)}</em> at {utc(p.proposedAt, false)} UTC{p.reasonCode ? <>, reason code: {reasonCodeLabel(p.reasonCode)}</> : null}: “{p.reason}” — <span className={p.status === "APPROVED" ? "tone-good" : p.status === "REJECTED" ? "tone-bad" : ""}>{p.status.toLowerCase()}</span>
+                <strong>{p.proposedByLabel}</strong> proposed <em>{resolutionLabel(p.resolution, c.kind)}</em> at{" "}
+                {utc(p.proposedAt, false)} UTC
+                {p.reasonCode ? <>, reason code: {reasonCodeLabel(p.reasonCode)}</> : null}: “{p.reason}” —{" "}
+                <span className={p.status === "APPROVED" ? "tone-good" : p.status === "REJECTED" ? "tone-bad" : ""}>
+                  {p.status.toLowerCase()}
+                </span>
                 {p.approvals.length > 0 && (
-                  <ul>{p.approvals.map((a) => <li key={a.id.toString()}>{a.approverLabel} {a.decision === "APPROVE" ? "approved" : "rejected"} at {utc(a.at, false)} UTC{a.reason ? `: “${a.reason}”` : ""}</li>)}</ul>
+                  <ul>
+                    {p.approvals.map((a) => (
+                      <li key={a.id.toString()}>
+                        {a.approverLabel} {a.decision === "APPROVE" ? "approved" : "rejected"} at {utc(a.at, false)} UTC
+                        {a.reason ? `: “${a.reason}”` : ""}
+                      </li>
+                    ))}
+                  </ul>
                 )}
                 {p.postingId && <div className="small">Correction posted as posting #{p.postingId.toString()}.</div>}
-                {p.status === "APPROVED" && p.correction ? <PlanTable legs={(p.correction as unknown as { legs: PlanLeg[] }).legs} caption="The correction as approved" /> : null}
+                {p.status === "APPROVED" && p.correction ? (
+                  <PlanTable
+                    legs={(p.correction as unknown as { legs: PlanLeg[] }).legs}
+                    caption="The correction as approved"
+                  />
+                ) : null}
               </li>
             ))}
           </ol>
@@ -127,22 +248,58 @@ export default async function CasePage({ params }: { params: Promise<{ tenant: s
 }
 
 /** A conflict case: both deliveries side by side, and the same four-eyes decision. */
-function ConflictCasePage({ slug, detail, conflict, principal }: { slug: string; detail: CaseDetail; conflict: NonNullable<CaseDetail["conflict"]>; principal: { role: Parameters<typeof mayDo>[0]; userId: string } }) {
+function ConflictCasePage({
+  slug,
+  detail,
+  conflict,
+  principal,
+}: {
+  slug: string;
+  detail: CaseDetail;
+  conflict: NonNullable<CaseDetail["conflict"]>;
+  principal: { role: Parameters<typeof mayDo>[0]; userId: string };
+}) {
   const c = detail.case;
   const pending = c.proposals.find((p) => p.status === "PENDING") ?? null;
-  const amounts = [conflict.claimed, conflict.delivered].map((v) => v as { amount?: string; currency?: string }).filter((v) => v.amount && v.currency);
+  const amounts = [conflict.claimed, conflict.delivered]
+    .map((v) => v as { amount?: string; currency?: string })
+    .filter((v) => v.amount && v.currency);
   const stake = amounts.sort((a, b) => (BigInt(b.amount!) > BigInt(a.amount!) ? 1 : -1))[0];
   return (
     <>
-      <p><Link href={`/t/${slug}/cases`}>← Cases</Link></p>
-      <h1>Case #{c.id.toString()} <span className="badge badge-muted">{STATUS[c.status]}</span></h1>
+      <p>
+        <Link href={`/t/${slug}/cases`}>← Cases</Link>
+      </p>
+      <h1>
+        Case #{c.id.toString()} <span className="badge badge-muted">{STATUS[c.status]}</span>
+      </h1>
       <dl className="facts">
-        <dt>Kind</dt><dd>{conflict.kind === "OVER_REFUND" ? "Conflict: refunds would exceed their payment" : "Conflict: a delivery disagrees with the claimed movement"}</dd>
-        <dt>Reference</dt><dd className="mono">{conflict.provider} · {conflict.reference}</dd>
-        <dt>Detected</dt><dd>{utc(conflict.detectedAt)} UTC</dd>
-        {c.resolution && <><dt>Outcome</dt><dd>{c.resolution}</dd></>}
+        <dt>Kind</dt>
+        <dd>
+          {conflict.kind === "OVER_REFUND"
+            ? "Conflict: refunds would exceed their payment"
+            : "Conflict: a delivery disagrees with the claimed movement"}
+        </dd>
+        <dt>Reference</dt>
+        <dd className="mono">
+          {conflict.provider} · {conflict.reference}
+        </dd>
+        <dt>Detected</dt>
+        <dd>{utc(conflict.detectedAt)} UTC</dd>
+        {c.resolution && (
+          <>
+            <dt>Outcome</dt>
+            <dd>{c.resolution}</dd>
+          </>
+        )}
       </dl>
-      <ConflictEvidence tenant={slug} kind={conflict.kind} claimed={conflict.claimed} delivered={conflict.delivered} raws={conflict.raws.map((r) => ({ ...r, id: r.id.toString() }))} />
+      <ConflictEvidence
+        tenant={slug}
+        kind={conflict.kind}
+        claimed={conflict.claimed}
+        delivered={conflict.delivered}
+        raws={conflict.raws.map((r) => ({ ...r, id: r.id.toString() }))}
+      />
       <CaseDecision
         tenant={slug}
         caseId={c.id.toString()}

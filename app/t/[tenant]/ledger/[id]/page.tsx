@@ -10,7 +10,13 @@ import { TableScroll } from "@/components/table-scroll";
 
 export const dynamic = "force-dynamic";
 
-export default async function AccountPage({ params, searchParams }: { params: Promise<{ tenant: string; id: string }>; searchParams: Promise<{ before?: string }> }) {
+export default async function AccountPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ tenant: string; id: string }>;
+  searchParams: Promise<{ before?: string }>;
+}) {
   const { tenant: slug, id } = await params;
   const { principal, tenant, allowed } = await requirePage(slug, "ledger", `/${id}`);
   if (!allowed) return <NoAccess role={principal.role} section="Ledger" />;
@@ -21,35 +27,80 @@ export default async function AccountPage({ params, searchParams }: { params: Pr
   const page = await listEntries(account.id, { beforeId: before.success ? before.data : undefined });
   return (
     <>
-      <p><Link href={`/t/${slug}/ledger`}>← Ledger</Link></p>
+      <p>
+        <Link href={`/t/${slug}/ledger`}>← Ledger</Link>
+      </p>
       <h1>{account.code}</h1>
-      <p className="muted">{account.kind.toLowerCase().replace("_", " ")}{account.kind === "CUSTOMER" ? " · credit-normal: balance shown as what we owe the customer" : ""}</p>
+      <p className="muted">
+        {account.kind.toLowerCase().replace("_", " ")}
+        {account.kind === "CUSTOMER" ? " · credit-normal: balance shown as what we owe the customer" : ""}
+      </p>
       <ul className="stat-row">
-        {account.balances.length === 0 ? <li className="muted">No balance yet.</li> : account.balances.map((b) => (
-          <li key={b.currency} className="stat"><span className="stat-value">{formatMoney(displayBalance(account.kind, b.amount), b.currency)}</span><span className="stat-label">{b.currency} balance</span></li>
-        ))}
+        {account.balances.length === 0 ? (
+          <li className="muted">No balance yet.</li>
+        ) : (
+          account.balances.map((b) => (
+            <li key={b.currency} className="stat">
+              <span className="stat-value">{formatMoney(displayBalance(account.kind, b.amount), b.currency)}</span>
+              <span className="stat-label">{b.currency} balance</span>
+            </li>
+          ))
+        )}
       </ul>
       <h2>Entries</h2>
-      {page.entries.length === 0 ? <p className="muted">No entries on this account.</p> : (
+      {page.entries.length === 0 ? (
+        <p className="muted">No entries on this account.</p>
+      ) : (
         <TableScroll label="Entries">
-        <table className="table">
-          <thead><tr><th scope="col">Entry</th><th scope="col">Occurred</th><th scope="col">Posting</th><th scope="col">Reference</th><th scope="col" className="num">Debit</th><th scope="col" className="num">Credit</th></tr></thead>
-          <tbody>
-            {page.entries.map((en) => (
-              <tr key={en.id.toString()}>
-                <td>#{en.id.toString()}</td>
-                <td><time dateTime={en.posting.occurredAt.toISOString()}>{en.posting.occurredAt.toISOString().slice(0, 19).replace("T", " ")}</time></td>
-                <td>#{en.posting.id.toString()} {en.posting.kind.toLowerCase()}: {en.posting.description}</td>
-                <td className="mono">{en.posting.processedEvent ? <Link href={`/t/${slug}/events/${en.posting.processedEvent.rawEventId}`}>{en.posting.providerReference ?? "event"}</Link> : (en.posting.providerReference ?? "—")}</td>
-                <td className="num">{en.amount > 0n ? formatMoney(en.amount, en.currency) : ""}</td>
-                <td className="num">{en.amount < 0n ? formatMoney(-en.amount, en.currency) : ""}</td>
+          <table className="table">
+            <thead>
+              <tr>
+                <th scope="col">Entry</th>
+                <th scope="col">Occurred</th>
+                <th scope="col">Posting</th>
+                <th scope="col">Reference</th>
+                <th scope="col" className="num">
+                  Debit
+                </th>
+                <th scope="col" className="num">
+                  Credit
+                </th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {page.entries.map((en) => (
+                <tr key={en.id.toString()}>
+                  <td>#{en.id.toString()}</td>
+                  <td>
+                    <time dateTime={en.posting.occurredAt.toISOString()}>
+                      {en.posting.occurredAt.toISOString().slice(0, 19).replace("T", " ")}
+                    </time>
+                  </td>
+                  <td>
+                    #{en.posting.id.toString()} {en.posting.kind.toLowerCase()}: {en.posting.description}
+                  </td>
+                  <td className="mono">
+                    {en.posting.processedEvent ? (
+                      <Link href={`/t/${slug}/events/${en.posting.processedEvent.rawEventId}`}>
+                        {en.posting.providerReference ?? "event"}
+                      </Link>
+                    ) : (
+                      (en.posting.providerReference ?? "—")
+                    )}
+                  </td>
+                  <td className="num">{en.amount > 0n ? formatMoney(en.amount, en.currency) : ""}</td>
+                  <td className="num">{en.amount < 0n ? formatMoney(-en.amount, en.currency) : ""}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
         </TableScroll>
       )}
-      {page.nextBefore && <nav aria-label="Pages" className="pager"><Link href={`/t/${slug}/ledger/${id}?before=${page.nextBefore}`}>Older entries →</Link></nav>}
+      {page.nextBefore && (
+        <nav aria-label="Pages" className="pager">
+          <Link href={`/t/${slug}/ledger/${id}?before=${page.nextBefore}`}>Older entries →</Link>
+        </nav>
+      )}
     </>
   );
 }

@@ -16,12 +16,23 @@ import { TableScroll } from "@/components/table-scroll";
 export const dynamic = "force-dynamic";
 
 const BUCKET: Record<DiscrepancyBucket, { title: string; explain: string }> = {
-  THEIRS_NOT_OURS: { title: "Theirs, not ours", explain: "The provider settled these; we never received the webhook. Each is fetched from the provider and posted through the normal path (or says why it could not be)." },
-  OURS_NOT_THEIRS: { title: "Ours, not theirs", explain: "We posted these; the provider's report has no record of them. Each is a case for an accountant." },
-  MISMATCH: { title: "Mismatch", explain: "Both sides have these, with different amounts or currencies. Each is a case for an accountant." },
+  THEIRS_NOT_OURS: {
+    title: "Theirs, not ours",
+    explain:
+      "The provider settled these; we never received the webhook. Each is fetched from the provider and posted through the normal path (or says why it could not be).",
+  },
+  OURS_NOT_THEIRS: {
+    title: "Ours, not theirs",
+    explain: "We posted these; the provider's report has no record of them. Each is a case for an accountant.",
+  },
+  MISMATCH: {
+    title: "Mismatch",
+    explain: "Both sides have these, with different amounts or currencies. Each is a case for an accountant.",
+  },
 };
 
-const money = (amount: bigint | null, currency: string | null) => (amount === null || !currency ? "—" : formatMoney(amount, currency.trim()));
+const money = (amount: bigint | null, currency: string | null) =>
+  amount === null || !currency ? "—" : formatMoney(amount, currency.trim());
 
 export default async function RunPage({ params }: { params: Promise<{ tenant: string; id: string }> }) {
   const { tenant: slug, id } = await params;
@@ -35,56 +46,187 @@ export default async function RunPage({ params }: { params: Promise<{ tenant: st
   const seesEvents = mayUse(principal.role, "events");
   return (
     <>
-      <p><Link href={`/t/${slug}/reconciliation`}>← Reconciliation</Link></p>
-      <h1>Run #{run.id.toString()} <span className={run.status === "FAILED" ? "badge badge-bad" : run.status === "RUNNING" ? "badge badge-warn" : "badge badge-good"}>{run.status.toLowerCase()}</span></h1>
+      <p>
+        <Link href={`/t/${slug}/reconciliation`}>← Reconciliation</Link>
+      </p>
+      <h1>
+        Run #{run.id.toString()}{" "}
+        <span
+          className={
+            run.status === "FAILED"
+              ? "badge badge-bad"
+              : run.status === "RUNNING"
+                ? "badge badge-warn"
+                : "badge badge-good"
+          }
+        >
+          {run.status.toLowerCase()}
+        </span>
+      </h1>
       <dl className="facts">
-        <dt>Provider</dt><dd>{run.provider}</dd>
-        <dt>Window</dt><dd>{run.status === "FAILED" && run.windowFrom.getTime() === 0 ? "not known: the report was refused before its lines were read" : <>{utc(run.windowFrom)} → {utc(run.windowTo)} UTC</>}</dd>
-        <dt>Source</dt><dd>{run.source === "CSV" ? "settlement report" : "settlement API"}{run.sourceName ? <> · <span className="mono">{run.sourceName}</span></> : null}</dd>
-        <dt>Started by</dt><dd data-testid="run-started-by">{detail.startedBy.label} at {utc(run.startedAt)} UTC</dd>
-        <dt>Took</dt><dd>{run.durationMs === null ? "—" : run.durationMs < 1000 ? `${run.durationMs} ms` : duration(run.durationMs)}</dd>
-        {run.webhooksReceived !== null && <><dt>Webhooks in the window</dt><dd>{run.webhooksReceived}{run.silenceAlert ? <span className="tone-bad"> — too few for what was settled: webhook-silence alert raised</span> : null}</dd></>}
-        {run.error && <><dt>Error</dt><dd className="error">{run.error}</dd></>}
+        <dt>Provider</dt>
+        <dd>{run.provider}</dd>
+        <dt>Window</dt>
+        <dd>
+          {run.status === "FAILED" && run.windowFrom.getTime() === 0 ? (
+            "not known: the report was refused before its lines were read"
+          ) : (
+            <>
+              {utc(run.windowFrom)} → {utc(run.windowTo)} UTC
+            </>
+          )}
+        </dd>
+        <dt>Source</dt>
+        <dd>
+          {run.source === "CSV" ? "settlement report" : "settlement API"}
+          {run.sourceName ? (
+            <>
+              {" "}
+              · <span className="mono">{run.sourceName}</span>
+            </>
+          ) : null}
+        </dd>
+        <dt>Started by</dt>
+        <dd data-testid="run-started-by">
+          {detail.startedBy.label} at {utc(run.startedAt)} UTC
+        </dd>
+        <dt>Took</dt>
+        <dd>
+          {run.durationMs === null ? "—" : run.durationMs < 1000 ? `${run.durationMs} ms` : duration(run.durationMs)}
+        </dd>
+        {run.webhooksReceived !== null && (
+          <>
+            <dt>Webhooks in the window</dt>
+            <dd>
+              {run.webhooksReceived}
+              {run.silenceAlert ? (
+                <span className="tone-bad"> — too few for what was settled: webhook-silence alert raised</span>
+              ) : null}
+            </dd>
+          </>
+        )}
+        {run.error && (
+          <>
+            <dt>Error</dt>
+            <dd className="error">{run.error}</dd>
+          </>
+        )}
       </dl>
       {run.status !== "FAILED" && (
         <ul className="stat-row">
-          <li className="stat"><span className="stat-value">{run.compared}</span><span className="stat-label">compared</span></li>
-          <li className="stat"><span className="stat-value">{run.matched}</span><span className="stat-label">matched (a count only: matches are not stored one by one)</span></li>
-          <li className="stat"><span className="stat-value">{run.theirsNotOurs}</span><span className="stat-label">theirs, not ours</span></li>
-          <li className="stat"><span className="stat-value">{run.oursNotTheirs}</span><span className="stat-label">ours, not theirs</span></li>
-          <li className="stat"><span className="stat-value">{run.mismatched}</span><span className="stat-label">mismatch</span></li>
-          <li className="stat"><span className="stat-value">{run.notReconciled}</span><span className="stat-label">not reconciled</span></li>
+          <li className="stat">
+            <span className="stat-value">{run.compared}</span>
+            <span className="stat-label">compared</span>
+          </li>
+          <li className="stat">
+            <span className="stat-value">{run.matched}</span>
+            <span className="stat-label">matched (a count only: matches are not stored one by one)</span>
+          </li>
+          <li className="stat">
+            <span className="stat-value">{run.theirsNotOurs}</span>
+            <span className="stat-label">theirs, not ours</span>
+          </li>
+          <li className="stat">
+            <span className="stat-value">{run.oursNotTheirs}</span>
+            <span className="stat-label">ours, not theirs</span>
+          </li>
+          <li className="stat">
+            <span className="stat-value">{run.mismatched}</span>
+            <span className="stat-label">mismatch</span>
+          </li>
+          <li className="stat">
+            <span className="stat-value">{run.notReconciled}</span>
+            <span className="stat-label">not reconciled</span>
+          </li>
         </ul>
       )}
-      <nav aria-label="Buckets" className="subnav">{buckets.map((b) => <a key={b.bucket} href={`#${b.bucket}`}>{BUCKET[b.bucket].title} ({b.count})</a>)}</nav>
+      <nav aria-label="Buckets" className="subnav">
+        {buckets.map((b) => (
+          <a key={b.bucket} href={`#${b.bucket}`}>
+            {BUCKET[b.bucket].title} ({b.count})
+          </a>
+        ))}
+      </nav>
       {buckets.map((b) => (
         <section key={b.bucket} aria-labelledby={b.bucket}>
-          <h2 id={b.bucket}>{BUCKET[b.bucket].title} <span className="muted">({b.count})</span></h2>
+          <h2 id={b.bucket}>
+            {BUCKET[b.bucket].title} <span className="muted">({b.count})</span>
+          </h2>
           <p className="muted small">{BUCKET[b.bucket].explain}</p>
-          {b.count === 0 ? <p className="muted">None in this run.</p> : (
+          {b.count === 0 ? (
+            <p className="muted">None in this run.</p>
+          ) : (
             <TableScroll label={`${BUCKET[b.bucket].title}, scrolls sideways`}>
-            <table className="table">
-              <thead><tr><th scope="col">Reference</th><th scope="col">Day</th><th scope="col" className="num">Theirs</th><th scope="col" className="num">Ours</th><th scope="col">State</th><th scope="col">Note</th>{b.bucket !== "THEIRS_NOT_OURS" && <th scope="col">Case</th>}</tr></thead>
-              <tbody>
-                {b.items.map((d) => (
-                  <tr key={d.id.toString()}>
-                    <td className="mono">{d.rawEventId && seesEvents ? <Link href={`/t/${slug}/events/${d.rawEventId}`}>{d.reference}</Link> : d.reference}{d.firstRunId !== run.id ? <div className="small muted">first seen by run #{d.firstRunId.toString()}</div> : null}</td>
-                    <td>{d.day.toISOString().slice(0, 10)}{d.possibleTiming ? <div className="small tone-warn">near the window edge: possibly timing</div> : null}</td>
-                    <td className="num">{money(d.theirAmount, d.theirCurrency)}</td>
-                    <td className="num">{money(d.ourAmount, d.ourCurrency)}</td>
-                    <td>{d.state.toLowerCase().replace("_", " ")}</td>
-                    <td className="small">{d.note ?? ""}</td>
-                    {b.bucket !== "THEIRS_NOT_OURS" && <td>{d.case ? (seesCases ? <Link href={`/t/${slug}/cases/${d.case.id}`}>#{d.case.id.toString()} {d.case.status.toLowerCase()}</Link> : `#${d.case.id} ${d.case.status.toLowerCase()}`) : "—"}</td>}
+              <table className="table">
+                <thead>
+                  <tr>
+                    <th scope="col">Reference</th>
+                    <th scope="col">Day</th>
+                    <th scope="col" className="num">
+                      Theirs
+                    </th>
+                    <th scope="col" className="num">
+                      Ours
+                    </th>
+                    <th scope="col">State</th>
+                    <th scope="col">Note</th>
+                    {b.bucket !== "THEIRS_NOT_OURS" && <th scope="col">Case</th>}
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {b.items.map((d) => (
+                    <tr key={d.id.toString()}>
+                      <td className="mono">
+                        {d.rawEventId && seesEvents ? (
+                          <Link href={`/t/${slug}/events/${d.rawEventId}`}>{d.reference}</Link>
+                        ) : (
+                          d.reference
+                        )}
+                        {d.firstRunId !== run.id ? (
+                          <div className="small muted">first seen by run #{d.firstRunId.toString()}</div>
+                        ) : null}
+                      </td>
+                      <td>
+                        {d.day.toISOString().slice(0, 10)}
+                        {d.possibleTiming ? (
+                          <div className="small tone-warn">near the window edge: possibly timing</div>
+                        ) : null}
+                      </td>
+                      <td className="num">{money(d.theirAmount, d.theirCurrency)}</td>
+                      <td className="num">{money(d.ourAmount, d.ourCurrency)}</td>
+                      <td>{d.state.toLowerCase().replace("_", " ")}</td>
+                      <td className="small">{d.note ?? ""}</td>
+                      {b.bucket !== "THEIRS_NOT_OURS" && (
+                        <td>
+                          {d.case ? (
+                            seesCases ? (
+                              <Link href={`/t/${slug}/cases/${d.case.id}`}>
+                                #{d.case.id.toString()} {d.case.status.toLowerCase()}
+                              </Link>
+                            ) : (
+                              `#${d.case.id} ${d.case.status.toLowerCase()}`
+                            )
+                          ) : (
+                            "—"
+                          )}
+                        </td>
+                      )}
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
             </TableScroll>
           )}
-          {b.count > b.items.length && <p className="muted small">Showing the first {b.items.length} of {b.count}.</p>}
+          {b.count > b.items.length && (
+            <p className="muted small">
+              Showing the first {b.items.length} of {b.count}.
+            </p>
+          )}
         </section>
       ))}
-      {run.status !== "FAILED" && <NotReconciled count={run.notReconciled} lines={run.notReconciledLines as NotReconciledLine[]} />}
+      {run.status !== "FAILED" && (
+        <NotReconciled count={run.notReconciled} lines={run.notReconciledLines as NotReconciledLine[]} />
+      )}
     </>
   );
 }

@@ -8,5 +8,13 @@ import { AccountQuery } from "@/lib/platform/query-params";
 export const dynamic = "force-dynamic";
 
 export const GET = withTenant({ roles: SECTION_ROLES.ledger, query: AccountQuery }, async ({ tenant, query }) =>
-  json(await listAccounts({ tenantId: tenant.id, kind: query.kind, code: query.code, limit: query.limit, afterId: query.after })),
+  json(
+    await listAccounts({
+      tenantId: tenant.id,
+      kind: query.kind,
+      code: query.code,
+      limit: query.limit,
+      afterId: query.after,
+    }),
+  ),
 );

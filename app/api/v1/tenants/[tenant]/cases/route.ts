@@ -18,5 +18,14 @@ const Query = z.object({
 });
 
 export const GET = withTenant({ roles: SECTION_ROLES.cases, query: Query }, async ({ tenant, query }) =>
-  json(await listCases({ tenantId: tenant.id, state: query.state, kind: query.kind, beforeId: query.before, limit: query.limit }), { headers: { "cache-control": "no-store" } }),
+  json(
+    await listCases({
+      tenantId: tenant.id,
+      state: query.state,
+      kind: query.kind,
+      beforeId: query.before,
+      limit: query.limit,
+    }),
+    { headers: { "cache-control": "no-store" } },
+  ),
 );

@@ -7,4 +7,6 @@ import { listEndpoints } from "@/lib/admin/tenants";
 
 export const dynamic = "force-dynamic";
 
-export const GET = withTenant({ roles: ["admin"] }, async ({ tenant }) => json({ endpoints: await listEndpoints(tenant.id), providers: supportedProviders() }));
+export const GET = withTenant({ roles: ["admin"] }, async ({ tenant }) =>
+  json({ endpoints: await listEndpoints(tenant.id), providers: supportedProviders() }),
+);

@@ -10,5 +10,12 @@ export const dynamic = "force-dynamic";
 
 export const GET = withTenant({ roles: SECTION_ROLES.events, query: EventQuery }, async ({ tenant, query }) => {
   const { before, status, ...filter } = query;
-  return json(await searchEvents({ tenantId: tenant.id, ...filter, status: status as RawEventStatus | undefined, beforeId: before }));
+  return json(
+    await searchEvents({
+      tenantId: tenant.id,
+      ...filter,
+      status: status as RawEventStatus | undefined,
+      beforeId: before,
+    }),
+  );
 });

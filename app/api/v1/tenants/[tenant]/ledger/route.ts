@@ -11,6 +11,11 @@ const Query = z.object({ format: z.enum(["json", "csv"]).default("json") });
 export const GET = withTenant({ roles: SECTION_ROLES.ledger, query: Query }, async ({ tenant, query }) => {
   const e = await exportLedger(tenant.id, tenant.slug);
   return query.format === "csv"
-    ? new Response(ledgerCsv(e), { headers: { "content-type": "text/csv; charset=utf-8", "content-disposition": `attachment; filename="ledger-${tenant.slug}.csv"` } })
+    ? new Response(ledgerCsv(e), {
+        headers: {
+          "content-type": "text/csv; charset=utf-8",
+          "content-disposition": `attachment; filename="ledger-${tenant.slug}.csv"`,
+        },
+      })
     : new Response(ledgerJson(e), { headers: { "content-type": "application/json" } });
 });

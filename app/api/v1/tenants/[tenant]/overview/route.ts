@@ -10,8 +10,15 @@ import { overview } from "@/lib/views/overview";
 
 export const dynamic = "force-dynamic";
 
-const Query = z.object({ days: z.enum(["30", "90"]).default("30").transform((v) => Number(v) as 30 | 90) });
+const Query = z.object({
+  days: z
+    .enum(["30", "90"])
+    .default("30")
+    .transform((v) => Number(v) as 30 | 90),
+});
 
 export const GET = withTenant({ roles: SECTION_ROLES.overview, query: Query }, async ({ tenant, query }) =>
-  json(await overview(tenant.id, { days: query.days, staleMs: config().TALLY_STALE_CLAIM_MS }), { headers: { "cache-control": "no-store" } }),
+  json(await overview(tenant.id, { days: query.days, staleMs: config().TALLY_STALE_CLAIM_MS }), {
+    headers: { "cache-control": "no-store" },
+  }),
 );

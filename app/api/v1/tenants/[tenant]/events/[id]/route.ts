@@ -15,5 +15,9 @@ export const GET = withTenant({ roles: SECTION_ROLES.events, params: { id: bigin
   if (!detail) return jsonError(404, "not_found", `No event ${params.id} in tenant ${tenant.slug}`);
   const { rawBody: _, headers: __, ...event } = detail.event;
   const shown = shownDelivery(detail.event);
-  return json({ event: { ...event, headers: shown.headers, signature: shown.signature, body: shown.body }, claims: detail.claims, duplicates: detail.duplicates });
+  return json({
+    event: { ...event, headers: shown.headers, signature: shown.signature, body: shown.body },
+    claims: detail.claims,
+    duplicates: detail.duplicates,
+  });
 });

@@ -25,16 +25,29 @@ const Query = z.object({
 });
 
 // No body schema: the wrapper checks access before a byte of the body is read, and the body is streamed here.
-export const POST = withTenant({ roles: ACTION_ROLES.reconcile, query: Query }, async ({ request, tenant, actor, query }) => {
-  const maxBytes = config().TALLY_RECON_UPLOAD_MAX_BYTES;
-  const declared = Number(request.headers.get("content-length") ?? NaN);
-  if (declared > maxBytes) return refuse("too_large", `The report is ${Math.ceil(declared / 1024 / 1024)} MiB; the limit is ${Math.round(maxBytes / 1024 / 1024)} MiB (TALLY_RECON_UPLOAD_MAX_BYTES)`);
-  const received = await receiveReport(request.body, { maxBytes, fileName: query.name ?? "settlement-report.csv" });
-  if (!received.ok) return received;
-  try {
-    const r = await startReconciliation({ tenantId: tenant.id, provider: query.provider, source: { kind: "csv", file: received.file, format: query.format }, fileName: query.name, actor });
-    return r.ok ? json({ ...r.value, bytes: received.bytes }, { status: 201 }) : r;
-  } finally {
-    await received.remove();
-  }
-});
+export const POST = withTenant(
+  { roles: ACTION_ROLES.reconcile, query: Query },
+  async ({ request, tenant, actor, query }) => {
+    const maxBytes = config().TALLY_RECON_UPLOAD_MAX_BYTES;
+    const declared = Number(request.headers.get("content-length") ?? NaN);
+    if (declared > maxBytes)
+      return refuse(
+        "too_large",
+        `The report is ${Math.ceil(declared / 1024 / 1024)} MiB; the limit is ${Math.round(maxBytes / 1024 / 1024)} MiB (TALLY_RECON_UPLOAD_MAX_BYTES)`,
+      );
+    const received = await receiveReport(request.body, { maxBytes, fileName: query.name ?? "settlement-report.csv" });
+    if (!received.ok) return received;
+    try {
+      const r = await startReconciliation({
+        tenantId: tenant.id,
+        provider: query.provider,
+        source: { kind: "csv", file: received.file, format: query.format },
+        fileName: query.name,
+        actor,
+      });
+      return r.ok ? json({ ...r.value, bytes: received.bytes }, { status: 201 }) : r;
+    } finally {
+      await received.remove();
+    }
+  },
+);

@@ -9,7 +9,10 @@ export const dynamic = "force-dynamic";
 const Revocation = z.object({ reason: z.string().trim().min(1, "Say why the secret is revoked").max(500) });
 
 // The id is checked by revokeSecret (an unknown or another tenant's secret is 404 not_found).
-export const DELETE = withTenant({ roles: ["admin"], params: { id: z.string() }, body: Revocation }, async ({ tenant, actor, params, body }) => {
-  const r = await revokeSecret(params.id, body.reason, actor, { tenantId: tenant.id });
-  return r.ok ? json({ revoked: params.id }) : r;
-});
+export const DELETE = withTenant(
+  { roles: ["admin"], params: { id: z.string() }, body: Revocation },
+  async ({ tenant, actor, params, body }) => {
+    const r = await revokeSecret(params.id, body.reason, actor, { tenantId: tenant.id });
+    return r.ok ? json({ revoked: params.id }) : r;
+  },
+);

@@ -7,9 +7,12 @@ import { bigintId, EntryQuery } from "@/lib/platform/query-params";
 
 export const dynamic = "force-dynamic";
 
-export const GET = withTenant({ roles: SECTION_ROLES.ledger, params: { id: bigintId }, query: EntryQuery }, async ({ tenant, params, query }) => {
-  // The account must be this tenant's before its entries are read.
-  const account = await getAccount(tenant.id, params.id);
-  if (!account) return jsonError(404, "not_found", `No account ${params.id} in tenant ${tenant.slug}`);
-  return json(await listEntries(account.id, { limit: query.limit, beforeId: query.before }));
-});
+export const GET = withTenant(
+  { roles: SECTION_ROLES.ledger, params: { id: bigintId }, query: EntryQuery },
+  async ({ tenant, params, query }) => {
+    // The account must be this tenant's before its entries are read.
+    const account = await getAccount(tenant.id, params.id);
+    if (!account) return jsonError(404, "not_found", `No account ${params.id} in tenant ${tenant.slug}`);
+    return json(await listEntries(account.id, { limit: query.limit, beforeId: query.before }));
+  },
+);

@@ -11,12 +11,22 @@ import { CASE_ACTION, personOf } from "../case-action";
 export const dynamic = "force-dynamic";
 
 const Decision = z.object({
-  proposalId: z.union([bigintId, z.number().int().positive().transform((n) => BigInt(n))]),
+  proposalId: z.union([
+    bigintId,
+    z
+      .number()
+      .int()
+      .positive()
+      .transform((n) => BigInt(n)),
+  ]),
   decision: z.enum(["approve", "reject"]),
   reason: z.string().trim().max(2000).optional(),
 });
 
 export const POST = withTenant({ ...CASE_ACTION, body: Decision }, async ({ tenant, principal, params, body }) => {
-  const r = await decideProposal(tenant.id, params.id, body.proposalId, personOf(principal), { decision: body.decision, reason: body.reason });
+  const r = await decideProposal(tenant.id, params.id, body.proposalId, personOf(principal), {
+    decision: body.decision,
+    reason: body.reason,
+  });
   return r.ok ? json(r.value) : r;
 });

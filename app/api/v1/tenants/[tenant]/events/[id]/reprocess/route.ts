@@ -11,9 +11,14 @@ import { reprocessEvent } from "@/lib/pipeline/reprocess";
 
 export const dynamic = "force-dynamic";
 
-const Reprocess = z.object({ reason: z.string().trim().min(3, "Say why it is reprocessed (at least 3 characters)").max(500) });
-
-export const POST = withTenant({ roles: ACTION_ROLES.reprocess, params: { id: bigintId }, body: Reprocess }, async ({ tenant, actor, params, body }) => {
-  const r = await reprocessEvent(tenant.id, params.id, actor, body.reason, config().TALLY_STALE_CLAIM_MS);
-  return r.ok ? json(r.value, { status: 202 }) : r;
+const Reprocess = z.object({
+  reason: z.string().trim().min(3, "Say why it is reprocessed (at least 3 characters)").max(500),
 });
+
+export const POST = withTenant(
+  { roles: ACTION_ROLES.reprocess, params: { id: bigintId }, body: Reprocess },
+  async ({ tenant, actor, params, body }) => {
+    const r = await reprocessEvent(tenant.id, params.id, actor, body.reason, config().TALLY_STALE_CLAIM_MS);
+    return r.ok ? json(r.value, { status: 202 }) : r;
+  },
+);

@@ -8,8 +8,11 @@ import { getRun } from "@/lib/recon/runs";
 
 export const dynamic = "force-dynamic";
 
-export const GET = withTenant({ roles: SECTION_ROLES.reconciliation, params: { id: bigintId } }, async ({ tenant, params }) => {
-  const detail = await getRun(tenant.id, params.id);
-  if (!detail) return jsonError(404, "not_found", `No reconciliation run ${params.id} in tenant ${tenant.slug}`);
-  return json(detail, { headers: { "cache-control": "no-store" } });
-});
+export const GET = withTenant(
+  { roles: SECTION_ROLES.reconciliation, params: { id: bigintId } },
+  async ({ tenant, params }) => {
+    const detail = await getRun(tenant.id, params.id);
+    if (!detail) return jsonError(404, "not_found", `No reconciliation run ${params.id} in tenant ${tenant.slug}`);
+    return json(detail, { headers: { "cache-control": "no-store" } });
+  },
+);
