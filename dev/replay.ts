@@ -101,7 +101,8 @@ export const REPLAY_WORKER_ENV: Record<string, string> = {
 };
 
 /** A secret in the provider's format; Paystack's is its secret key, sk_test_…. */
-const newSecret = (provider: SimProvider) => (provider === "paystack" ? `sk_test_${generateSecret(provider)}` : generateSecret(provider));
+const newSecret = (provider: SimProvider) =>
+  provider === "paystack" ? `sk_test_${generateSecret(provider)}` : generateSecret(provider);
 
 /**
  * The tenant, with an endpoint and an active secret for every provider of the day,
@@ -119,31 +120,58 @@ async function ensureTenant(slug: string, providers: readonly SimProvider[], pro
   let flutterwaveKey: string | undefined;
   let paypalApp: TenantInfo["paypalApp"];
   for (const provider of providers) {
-    const latest = () => prisma.endpointSecret.findFirst({ where: { endpoint: { tenantId: tenant.id, provider }, revokedAt: null }, orderBy: { createdAt: "desc" } });
+    const latest = () =>
+      prisma.endpointSecret.findFirst({
+        where: { endpoint: { tenantId: tenant.id, provider }, revokedAt: null },
+        orderBy: { createdAt: "desc" },
+      });
     if (!(await latest())) {
       const r = await addSecret(slug, provider, newSecret(provider), { label: "replay" }, SYSTEM_ACTOR);
       if (!r.ok) throw new Error(r.message);
     }
     secrets[provider] = open((await latest())!.secret);
-    const settings = openSettings(((await prisma.providerEndpoint.findUniqueOrThrow({ where: { tenantId_provider: { tenantId: tenant.id, provider } } })).settings ?? {}) as Record<string, unknown>);
+    const settings = openSettings(
+      ((
+        await prisma.providerEndpoint.findUniqueOrThrow({
+          where: { tenantId_provider: { tenantId: tenant.id, provider } },
+        })
+      ).settings ?? {}) as Record<string, unknown>,
+    );
     const change = async (values: Record<string, string>) => {
       const r = await updateEndpointSettings(slug, provider, { settings: values }, SYSTEM_ACTOR);
       if (!r.ok) throw new Error(r.message);
     };
     if (provider === "paypal") {
       // PayPal signs for the webhook's id, not with a secret: the id is what binds a delivery to this endpoint.
-      const webhookId = typeof settings.webhookId === "string" ? settings.webhookId : `WH-REPLAY-${generateSecret("paypal").slice(0, 16).toUpperCase()}`;
+      const webhookId =
+        typeof settings.webhookId === "string"
+          ? settings.webhookId
+          : `WH-REPLAY-${generateSecret("paypal").slice(0, 16).toUpperCase()}`;
       secrets.paypal = webhookId;
       // The worker asks PayPal's API (here the local one) for each capture and refund before posting it.
-      const clientId = typeof settings.clientId === "string" ? settings.clientId : `AV-REPLAY-${generateSecret("paypal").slice(0, 20)}`;
-      const clientSecret = typeof settings.clientSecret === "string" ? settings.clientSecret : `EP-REPLAY-${generateSecret("paypal").slice(0, 24)}`;
+      const clientId =
+        typeof settings.clientId === "string"
+          ? settings.clientId
+          : `AV-REPLAY-${generateSecret("paypal").slice(0, 20)}`;
+      const clientSecret =
+        typeof settings.clientSecret === "string"
+          ? settings.clientSecret
+          : `EP-REPLAY-${generateSecret("paypal").slice(0, 24)}`;
       paypalApp = { clientId, clientSecret };
-      if (settings.webhookId !== webhookId || settings.clientId !== clientId || settings.clientSecret !== clientSecret || settings.apiBaseUrl !== providerApi) {
+      if (
+        settings.webhookId !== webhookId ||
+        settings.clientId !== clientId ||
+        settings.clientSecret !== clientSecret ||
+        settings.apiBaseUrl !== providerApi
+      ) {
         await change({ webhookId, clientId, clientSecret, apiBaseUrl: providerApi });
       }
     }
     if (provider === "flutterwave") {
-      flutterwaveKey = typeof settings.secretKey === "string" ? settings.secretKey : `FLWSECK_TEST-${generateSecret("flutterwave").slice(0, 32)}-X`;
+      flutterwaveKey =
+        typeof settings.secretKey === "string"
+          ? settings.secretKey
+          : `FLWSECK_TEST-${generateSecret("flutterwave").slice(0, 32)}-X`;
       await change({ secretKey: flutterwaveKey, apiBaseUrl: providerApi });
     }
   }
@@ -152,7 +180,7 @@ async function ensureTenant(slug: string, providers: readonly SimProvider[], pro
 
 /**
  * Worker processes, SIGKILLed at random and restarted at once. Only a worker that
- * has started (is taking work) is a victim: killing one still booting would count
+ * has done its first pick-up (is taking work) is a victim: killing one still booting would count
  * a kill that interrupts nothing.
  */
 class Supervisor {
@@ -164,10 +192,21 @@ class Supervisor {
   sweeps = 0;
   reclaims = 0;
 
-  constructor(private readonly o: { workers: number; env: Record<string, string>; killEvery: [number, number] | null; random: () => number; log: (l: string) => void }) {}
+  constructor(
+    private readonly o: {
+      workers: number;
+      env: Record<string, string>;
+      killEvery: [number, number] | null;
+      random: () => number;
+      log: (l: string) => void;
+    },
+  ) {}
 
   private launch(): void {
-    const child = spawn(process.execPath, ["--import", "tsx", "workers/worker.ts"], { env: { ...process.env, ...this.o.env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["--import", "tsx", "workers/worker.ts"], {
+      env: { ...process.env, ...this.o.env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     this.children.add(child);
     let buffer = "";
     child.stdout!.on("data", (chunk: Buffer) => {
@@ -175,10 +214,11 @@ class Supervisor {
       const lines = buffer.split("\n");
       buffer = lines.pop()!;
       for (const line of lines) {
-        if (line.includes('"worker.start"')) this.working.add(child);
+        if (line.includes('"worker.ready"')) this.working.add(child);
         if (line.includes('"sweep.pass"')) this.sweeps++;
         if (line.includes('"sweep.released"')) this.reclaims++;
-        if (line.includes('"commit.error"') || line.includes('"worker.crash"')) this.o.log(`  worker: ${line.slice(0, 300)}`);
+        if (line.includes('"commit.error"') || line.includes('"worker.crash"'))
+          this.o.log(`  worker: ${line.slice(0, 300)}`);
       }
     });
     child.stderr!.on("data", (c: Buffer) => this.o.log(`  worker stderr: ${c.toString().trim().slice(0, 300)}`));
@@ -197,60 +237,81 @@ class Supervisor {
   private scheduleKill(): void {
     if (!this.o.killEvery || this.stopped) return;
     const [min, max] = this.o.killEvery;
-    this.timer = setTimeout(() => {
-      const alive = [...this.working];
-      const victim = alive[Math.floor(this.o.random() * alive.length)];
-      if (victim && victim.exitCode === null) {
-        victim.kill("SIGKILL");
-        this.kills++;
-      }
-      this.scheduleKill();
-    }, min + this.o.random() * (max - min));
+    this.timer = setTimeout(
+      () => {
+        const alive = [...this.working];
+        const victim = alive[Math.floor(this.o.random() * alive.length)];
+        if (victim && victim.exitCode === null) {
+          victim.kill("SIGKILL");
+          this.kills++;
+        }
+        this.scheduleKill();
+      },
+      min + this.o.random() * (max - min),
+    );
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
-    await Promise.all([...this.children].map((c) => new Promise<void>((resolve) => {
-      if (c.exitCode !== null || c.signalCode !== null) return resolve();
-      c.once("exit", () => resolve());
-      c.kill("SIGTERM");
-      setTimeout(() => c.kill("SIGKILL"), 10_000).unref();
-    })));
+    await Promise.all(
+      [...this.children].map(
+        (c) =>
+          new Promise<void>((resolve) => {
+            if (c.exitCode !== null || c.signalCode !== null) return resolve();
+            c.once("exit", () => resolve());
+            c.kill("SIGTERM");
+            setTimeout(() => c.kill("SIGKILL"), 10_000).unref();
+          }),
+      ),
+    );
   }
 }
 
 /** Posts every delivery, as a provider would: retrying network errors and 5xx, giving up on 4xx. */
-async function send(deliveries: Delivery[], tenants: Map<string, TenantInfo>, target: string, concurrency: number, paypal: PaypalSigning) {
+async function send(
+  deliveries: Delivery[],
+  tenants: Map<string, TenantInfo>,
+  target: string,
+  concurrency: number,
+  paypal: PaypalSigning,
+) {
   const stats = { accepted: 0, rejected: 0, unexpected: {} as Record<string, number> };
   let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < deliveries.length) {
-      const d = deliveries[next++]!;
-      const tenant = tenants.get(d.tenant)!;
-      for (let attempt = 1; ; attempt++) {
-        let status: number | string;
-        try {
-          const signed = signedDelivery(d, tenant.secrets, { paypal });
-          const res = await fetch(`${target}/api/webhooks/${tenant.slug}/${d.provider}`, { method: "POST", headers: signed.headers, body: signed.body, signal: AbortSignal.timeout(30_000) });
-          await res.arrayBuffer();
-          status = res.status;
-        } catch (error) {
-          status = (error as Error).name === "TimeoutError" ? "timeout" : "network";
-        }
-        if (status === 200) stats.accepted++;
-        else if (status === 401 && d.signature === "invalid") stats.rejected++;
-        else if (typeof status === "string" || status >= 500) {
-          if (attempt < 6) {
-            await new Promise((r) => setTimeout(r, 100 * attempt));
-            continue;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < deliveries.length) {
+        const d = deliveries[next++]!;
+        const tenant = tenants.get(d.tenant)!;
+        for (let attempt = 1; ; attempt++) {
+          let status: number | string;
+          try {
+            const signed = signedDelivery(d, tenant.secrets, { paypal });
+            const res = await fetch(`${target}/api/webhooks/${tenant.slug}/${d.provider}`, {
+              method: "POST",
+              headers: signed.headers,
+              body: signed.body,
+              signal: AbortSignal.timeout(30_000),
+            });
+            await res.arrayBuffer();
+            status = res.status;
+          } catch (error) {
+            status = (error as Error).name === "TimeoutError" ? "timeout" : "network";
           }
-          stats.unexpected[String(status)] = (stats.unexpected[String(status)] ?? 0) + 1;
-        } else stats.unexpected[String(status)] = (stats.unexpected[String(status)] ?? 0) + 1;
-        break;
+          if (status === 200) stats.accepted++;
+          else if (status === 401 && d.signature === "invalid") stats.rejected++;
+          else if (typeof status === "string" || status >= 500) {
+            if (attempt < 6) {
+              await new Promise((r) => setTimeout(r, 100 * attempt));
+              continue;
+            }
+            stats.unexpected[String(status)] = (stats.unexpected[String(status)] ?? 0) + 1;
+          } else stats.unexpected[String(status)] = (stats.unexpected[String(status)] ?? 0) + 1;
+          break;
+        }
       }
-    }
-  }));
+    }),
+  );
   return stats;
 }
 
@@ -270,9 +331,14 @@ async function drain(tenantIds: string[], timeoutMs: number, log: (l: string) =>
     if (p.raw + p.claims + p.outbox === 0) return Date.now() - started;
     if (Date.now() - lastLog > 10_000) {
       lastLog = Date.now();
-      log(`  draining: ${p.raw} events, ${p.claims} claims, ${p.outbox} receipts pending after ${Math.round((Date.now() - started) / 1000)} s`);
+      log(
+        `  draining: ${p.raw} events, ${p.claims} claims, ${p.outbox} receipts pending after ${Math.round((Date.now() - started) / 1000)} s`,
+      );
     }
-    if (Date.now() - started > timeoutMs) throw new Error(`did not drain within ${timeoutMs} ms: ${p.raw} events, ${p.claims} claims and ${p.outbox} receipts still pending`);
+    if (Date.now() - started > timeoutMs)
+      throw new Error(
+        `did not drain within ${timeoutMs} ms: ${p.raw} events, ${p.claims} claims and ${p.outbox} receipts still pending`,
+      );
     await new Promise((r) => setTimeout(r, 250));
   }
 }
@@ -327,7 +393,9 @@ function receiptsOf(file: string, tenantIds: Set<string>) {
  */
 async function receiptCheck(ids: string[], file: string, idSet: Set<string>) {
   const problems: string[] = [];
-  const rows = await prisma.$queryRaw<{ posting_id: bigint; outbox_id: bigint | null; sent: boolean | null }[]>(Prisma.sql`
+  const rows = await prisma.$queryRaw<
+    { posting_id: bigint; outbox_id: bigint | null; sent: boolean | null }[]
+  >(Prisma.sql`
     SELECT p.id AS posting_id, o.id AS outbox_id, o.sent_at IS NOT NULL AS sent
       FROM postings p
       LEFT JOIN outbox o ON o.posting_id = p.id AND o.kind = 'receipt'
@@ -339,7 +407,8 @@ async function receiptCheck(ids: string[], file: string, idSet: Set<string>) {
   if (unsent) problems.push(`${unsent} posting(s) whose receipt was never delivered`);
   const observed = receiptsOf(file, idSet);
   const foreign = [...observed.byKey.keys()].filter((k) => !keys.has(k));
-  if (foreign.length) problems.push(`${foreign.length} receipt deliveries carry no posting's idempotency key, e.g. ${foreign[0]}`);
+  if (foreign.length)
+    problems.push(`${foreign.length} receipt deliveries carry no posting's idempotency key, e.g. ${foreign[0]}`);
   const perPosting: Record<string, number> = {};
   for (const n of observed.byKey.values()) perPosting[n] = (perPosting[n] ?? 0) + 1;
   return { problems, postingsWithReceipt: rows.length - missing - unsent, deliveries: observed.deliveries, perPosting };
@@ -351,13 +420,29 @@ async function receiptCheck(ids: string[], file: string, idSet: Set<string>) {
  * any run, with what to set, rather than as a run full of 401s.
  */
 async function checkPaypalTrusted(target: string, tenant: TenantInfo, paypal: PaypalSigning): Promise<void> {
-  const body = JSON.stringify({ id: `WH-REPLAY-PROBE-${Date.now()}`, event_version: "1.0", create_time: new Date().toISOString(), resource_type: "checkout-order", event_type: "CHECKOUT.ORDER.APPROVED", summary: "Replay probe: the product trusts the replay's PayPal certificate", resource: { id: "REPLAY-PROBE", status: "APPROVED" } });
-  const signed = signedDelivery({ provider: "paypal", body, signature: "valid", messageId: "probe" }, tenant.secrets, { paypal });
-  const res = await fetch(`${target}/api/webhooks/${tenant.slug}/paypal`, { method: "POST", headers: signed.headers, body: signed.body, signal: AbortSignal.timeout(30_000) });
+  const body = JSON.stringify({
+    id: `WH-REPLAY-PROBE-${Date.now()}`,
+    event_version: "1.0",
+    create_time: new Date().toISOString(),
+    resource_type: "checkout-order",
+    event_type: "CHECKOUT.ORDER.APPROVED",
+    summary: "Replay probe: the product trusts the replay's PayPal certificate",
+    resource: { id: "REPLAY-PROBE", status: "APPROVED" },
+  });
+  const signed = signedDelivery({ provider: "paypal", body, signature: "valid", messageId: "probe" }, tenant.secrets, {
+    paypal,
+  });
+  const res = await fetch(`${target}/api/webhooks/${tenant.slug}/paypal`, {
+    method: "POST",
+    headers: signed.headers,
+    body: signed.body,
+    signal: AbortSignal.timeout(30_000),
+  });
   if (res.status === 200) return;
   const answer = (await res.text()).slice(0, 400);
   const prefix = new URL(paypal.certUrl);
-  const suggested = localCertificatePrefix(config().TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES)?.href ?? "http://127.0.0.1:4011/";
+  const suggested =
+    localCertificatePrefix(config().TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES)?.href ?? "http://127.0.0.1:4011/";
   throw new Error(
     `the product refused a correctly signed PayPal delivery (HTTP ${res.status}: ${answer}). ` +
       `PayPal deliveries are signed with a local certificate served at ${prefix.href}; the product trusts it only when started with ` +
@@ -372,7 +457,13 @@ export async function replay(o: ReplayOptions): Promise<ReplayResult> {
   const accounts = new FlutterwaveAccounts();
   const paypalApps = new PaypalAccounts();
   // Served where the product was told to trust PayPal certificates, when it was told.
-  const apis = await startLocalProviderApis({ flutterwave: accounts, paypal: paypalApps, certificatePrefix: providers.includes("paypal") ? localCertificatePrefix(config().TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES) : null });
+  const apis = await startLocalProviderApis({
+    flutterwave: accounts,
+    paypal: paypalApps,
+    certificatePrefix: providers.includes("paypal")
+      ? localCertificatePrefix(config().TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES)
+      : null,
+  });
   try {
     /** A run's own tenants, named <prefix>-r<run>-<slug>: every run starts from an empty ledger. */
     const tenantsOf = async (run: number) => {
@@ -381,8 +472,17 @@ export async function replay(o: ReplayOptions): Promise<ReplayResult> {
       for (const slug of header.options.tenants) {
         const tenant = await ensureTenant(`${prefix}-${slug}`, providers, apis.url);
         tenants.set(slug, tenant);
-        if (tenant.flutterwaveKey) accounts.add(tenant.flutterwaveKey, header.movements.filter((m) => m.tenant === slug));
-        if (tenant.paypalApp) paypalApps.add(tenant.paypalApp.clientId, tenant.paypalApp.clientSecret, header.movements.filter((m) => m.tenant === slug));
+        if (tenant.flutterwaveKey)
+          accounts.add(
+            tenant.flutterwaveKey,
+            header.movements.filter((m) => m.tenant === slug),
+          );
+        if (tenant.paypalApp)
+          paypalApps.add(
+            tenant.paypalApp.clientId,
+            tenant.paypalApp.clientSecret,
+            header.movements.filter((m) => m.tenant === slug),
+          );
       }
       return { prefix, tenants };
     };
@@ -396,14 +496,22 @@ export async function replay(o: ReplayOptions): Promise<ReplayResult> {
 
 type RunTenants = { prefix: string; tenants: Map<string, TenantInfo> };
 
-async function replayRuns(o: ReplayOptions, header: DayHeader, deliveries: Delivery[], tenantsOf: (run: number) => Promise<RunTenants>, apis: LocalProviderApis): Promise<ReplayResult> {
+async function replayRuns(
+  o: ReplayOptions,
+  header: DayHeader,
+  deliveries: Delivery[],
+  tenantsOf: (run: number) => Promise<RunTenants>,
+  apis: LocalProviderApis,
+): Promise<ReplayResult> {
   const receiptsFile = path.join(mkdtempSync(path.join(os.tmpdir(), "tally-replay-")), "receipts.ndjson");
   const random = seeded(o.seed);
   const runs: RunReport[] = [];
   const differences: string[] = [];
   let first: Awaited<ReturnType<typeof snapshot>> | null = null;
   const providers = [...new Set(deliveries.map((d) => d.provider))].sort();
-  o.log(`replaying ${deliveries.length} deliveries (${header.movements.length} movements; providers ${providers.join(", ")}; tenants ${header.options.tenants.join(", ")}, new ones each run) ${o.runs}× against ${o.target}; ${o.workers} workers, ${o.killEvery ? `a SIGKILL every ${o.killEvery[0]}-${o.killEvery[1]} ms` : "no kills"}`);
+  o.log(
+    `replaying ${deliveries.length} deliveries (${header.movements.length} movements; providers ${providers.join(", ")}; tenants ${header.options.tenants.join(", ")}, new ones each run) ${o.runs}× against ${o.target}; ${o.workers} workers, ${o.killEvery ? `a SIGKILL every ${o.killEvery[0]}-${o.killEvery[1]} ms` : "no kills"}`,
+  );
   const truth = truthBalances(header);
   const expectedPostings = deliveredMovements(header).length;
 
@@ -413,7 +521,13 @@ async function replayRuns(o: ReplayOptions, header: DayHeader, deliveries: Deliv
     const idSet = new Set(ids);
     const order = random.shuffle([...deliveries]);
     const duplicatesBefore = await prisma.rawEvent.count({ where: { tenantId: { in: ids }, status: "DUPLICATE" } });
-    const supervisor = new Supervisor({ workers: o.workers, env: { ...REPLAY_WORKER_ENV, TALLY_RECEIPTS_FILE: receiptsFile, ...o.workerEnv }, killEvery: o.killEvery, random: random.next, log: o.log });
+    const supervisor = new Supervisor({
+      workers: o.workers,
+      env: { ...REPLAY_WORKER_ENV, TALLY_RECEIPTS_FILE: receiptsFile, ...o.workerEnv },
+      killEvery: o.killEvery,
+      random: random.next,
+      log: o.log,
+    });
     supervisor.start();
     const sendStarted = Date.now();
     const sent = await send(order, tenants, o.target, o.concurrency, apis.paypal);
@@ -434,23 +548,42 @@ async function replayRuns(o: ReplayOptions, header: DayHeader, deliveries: Deliv
     if (Object.keys(sent.unexpected).length) problems.push(`unexpected answers: ${JSON.stringify(sent.unexpected)}`);
     if (notDone) problems.push(`${notDone} claim(s) left not DONE`);
     problems.push(...receipts.problems);
-    for (const id of ids) for (const v of await ledgerViolations(id)) problems.push(`invariant "${v.invariant}" broken: ${v.detail}`);
+    for (const id of ids)
+      for (const v of await ledgerViolations(id)) problems.push(`invariant "${v.invariant}" broken: ${v.detail}`);
     // Every run against the truth, not only the first: each starts from an empty ledger.
     const actual = new Map<string, bigint>();
-    for (const part of snap.parts) for (const b of part.balances) if (b.account.startsWith("customer:")) actual.set(`${part.tenant}|${b.account}|${b.currency}`, BigInt(b.amount));
+    for (const part of snap.parts)
+      for (const b of part.balances)
+        if (b.account.startsWith("customer:"))
+          actual.set(`${part.tenant}|${b.account}|${b.currency}`, BigInt(b.amount));
     const keys = new Set([...truth.keys(), ...actual.keys()]);
     const wrong = [...keys].filter((k) => (truth.get(k) ?? 0n) !== (actual.get(k) ?? 0n));
-    if (wrong.length) problems.push(`${wrong.length} customer balance(s) differ from the day's truth, e.g. ${wrong.slice(0, 3).map((k) => `${k}: expected ${truth.get(k) ?? 0n}, got ${actual.get(k) ?? 0n}`).join("; ")}`);
-    if (postings !== expectedPostings) problems.push(`${postings} postings for ${expectedPostings} movements in the day`);
+    if (wrong.length)
+      problems.push(
+        `${wrong.length} customer balance(s) differ from the day's truth, e.g. ${wrong
+          .slice(0, 3)
+          .map((k) => `${k}: expected ${truth.get(k) ?? 0n}, got ${actual.get(k) ?? 0n}`)
+          .join("; ")}`,
+      );
+    if (postings !== expectedPostings)
+      problems.push(`${postings} postings for ${expectedPostings} movements in the day`);
     if (first === null) first = snap;
     else if (snap.sha256 !== first.sha256) {
-      const a = new Set(first.parts.flatMap((p) => p.postings.map((x) => `${p.tenant}:${x.provider}:${x.reference}:${x.kind}:${JSON.stringify(x.legs)}`)));
-      const b = snap.parts.flatMap((p) => p.postings.map((x) => `${p.tenant}:${x.provider}:${x.reference}:${x.kind}:${JSON.stringify(x.legs)}`));
+      const a = new Set(
+        first.parts.flatMap((p) =>
+          p.postings.map((x) => `${p.tenant}:${x.provider}:${x.reference}:${x.kind}:${JSON.stringify(x.legs)}`),
+        ),
+      );
+      const b = snap.parts.flatMap((p) =>
+        p.postings.map((x) => `${p.tenant}:${x.provider}:${x.reference}:${x.kind}:${JSON.stringify(x.legs)}`),
+      );
       const extra = b.filter((x) => !a.has(x));
       const counts = new Map<string, number>();
       for (const x of b) counts.set(x, (counts.get(x) ?? 0) + 1);
       const repeated = [...counts].filter(([, n]) => n > 1).map(([x]) => x);
-      problems.push(`ledger differs from run 1 (sha256 ${snap.sha256.slice(0, 12)} vs ${first.sha256.slice(0, 12)}): ${extra.length} new posting(s), ${repeated.length} posted more than once${repeated[0] ? `, e.g. ${repeated[0].slice(0, 120)}` : ""}`);
+      problems.push(
+        `ledger differs from run 1 (sha256 ${snap.sha256.slice(0, 12)} vs ${first.sha256.slice(0, 12)}): ${extra.length} new posting(s), ${repeated.length} posted more than once${repeated[0] ? `, e.g. ${repeated[0].slice(0, 120)}` : ""}`,
+      );
     }
     const report: RunReport = {
       run,
@@ -458,7 +591,8 @@ async function replayRuns(o: ReplayOptions, header: DayHeader, deliveries: Deliv
       accepted: sent.accepted,
       rejected: sent.rejected,
       unexpected: sent.unexpected,
-      duplicatesAbsorbed: (await prisma.rawEvent.count({ where: { tenantId: { in: ids }, status: "DUPLICATE" } })) - duplicatesBefore,
+      duplicatesAbsorbed:
+        (await prisma.rawEvent.count({ where: { tenantId: { in: ids }, status: "DUPLICATE" } })) - duplicatesBefore,
       kills: supervisor.kills,
       sweeps: supervisor.sweeps,
       reclaims: supervisor.reclaims,
@@ -473,7 +607,13 @@ async function replayRuns(o: ReplayOptions, header: DayHeader, deliveries: Deliv
     };
     runs.push(report);
     differences.push(...problems.map((p) => `run ${run}: ${p}`));
-    o.log(`run ${run}: sent ${report.sent} (accepted ${report.accepted}, rejected as signed badly ${report.rejected}), duplicates absorbed ${report.duplicatesAbsorbed}, kills ${report.kills}, sweeps ${report.sweeps}, reclaims ${report.reclaims}, send ${(sendMs / 1000).toFixed(1)} s, drain ${(drainMs / 1000).toFixed(1)} s, postings ${postings}, receipts delivered for ${report.receiptsDistinct} (${report.receiptDeliveries} deliveries by the replay's workers; per posting ${Object.entries(report.receiptsPerPosting).map(([n, c]) => `${n}×: ${c}`).join(", ")}), ledger ${snap.sha256.slice(0, 12)} ${problems.length ? "DIFFERENT" : "ok"}`);
+    o.log(
+      `run ${run}: sent ${report.sent} (accepted ${report.accepted}, rejected as signed badly ${report.rejected}), duplicates absorbed ${report.duplicatesAbsorbed}, kills ${report.kills}, sweeps ${report.sweeps}, reclaims ${report.reclaims}, send ${(sendMs / 1000).toFixed(1)} s, drain ${(drainMs / 1000).toFixed(1)} s, postings ${postings}, receipts delivered for ${report.receiptsDistinct} (${report.receiptDeliveries} deliveries by the replay's workers; per posting ${Object.entries(
+        report.receiptsPerPosting,
+      )
+        .map(([n, c]) => `${n}×: ${c}`)
+        .join(", ")}), ledger ${snap.sha256.slice(0, 12)} ${problems.length ? "DIFFERENT" : "ok"}`,
+    );
     for (const p of problems) o.log(`  ✗ ${p}`);
   }
   return { runs, ok: differences.length === 0, differences };

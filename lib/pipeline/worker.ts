@@ -18,7 +18,11 @@ import { workerMetrics } from "@/lib/pipeline/worker-metrics";
 export type Log = (event: string, fields?: Record<string, unknown>) => void;
 
 export const jsonLog: Log = (event, fields = {}) =>
-  console.log(JSON.stringify({ at: new Date().toISOString(), pid: process.pid, event, ...fields }, (_k, v) => (typeof v === "bigint" ? v.toString() : v)));
+  console.log(
+    JSON.stringify({ at: new Date().toISOString(), pid: process.pid, event, ...fields }, (_k, v) =>
+      typeof v === "bigint" ? v.toString() : v,
+    ),
+  );
 
 /** LISTEN on a dedicated connection; reconnects on its own. Losing it costs latency only: every loop also polls. */
 class Wakeups {
@@ -26,7 +30,10 @@ class Wakeups {
   private waiters = new Map<string, Set<() => void>>();
   private closed = false;
 
-  constructor(private readonly channels: string[], private readonly log: Log) {}
+  constructor(
+    private readonly channels: string[],
+    private readonly log: Log,
+  ) {}
 
   async connect(): Promise<void> {
     if (this.closed) return;
@@ -95,14 +102,22 @@ async function commitWithCare(claim: OwnedClaim, log: Log): Promise<void> {
     } else {
       m.deferred.inc();
       if (outcome.failed) m.failures.inc({ stage: "commit" });
-      log(outcome.failed ? "claim.failed" : "claim.deferred", { claim: claim.claimId, reference: claim.reference, reason: outcome.reason });
+      log(outcome.failed ? "claim.failed" : "claim.deferred", {
+        claim: claim.claimId,
+        reference: claim.reference,
+        reason: outcome.reason,
+      });
     }
   } catch (error) {
     if (isDatabaseUnavailable(error)) throw error;
     // A bug or a refused write: give the claim back with a back-off instead of
     // holding it until the sweep; past the attempt limit it becomes FAILED.
     log("commit.error", { claim: claim.claimId, reference: claim.reference, error: String(error) });
-    const released = await releaseClaim(claim, `commit failed: ${error instanceof Error ? error.message : String(error)}`, retryDelayMs(5));
+    const released = await releaseClaim(
+      claim,
+      `commit failed: ${error instanceof Error ? error.message : String(error)}`,
+      retryDelayMs(5),
+    );
     if (released?.failed) m.failures.inc({ stage: "commit" });
   }
 }
@@ -112,9 +127,11 @@ async function commitWithCare(claim: OwnedClaim, log: Log): Promise<void> {
 
 async function inParallel<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) await fn(items[next++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) await fn(items[next++]!);
+    }),
+  );
 }
 
 /** One pass: released claims first (they are older), then newly received events. Returns how much it did. */
@@ -135,7 +152,13 @@ export async function processOnce(log: Log = jsonLog): Promise<number> {
   return work;
 }
 
-async function loop(name: string, signal: AbortSignal, log: Log, body: () => Promise<"busy" | "idle">, idle: () => Promise<void>): Promise<void> {
+async function loop(
+  name: string,
+  signal: AbortSignal,
+  log: Log,
+  body: () => Promise<"busy" | "idle">,
+  idle: () => Promise<void>,
+): Promise<void> {
   let failures = 0;
   while (!signal.aborted) {
     try {
@@ -145,7 +168,11 @@ async function loop(name: string, signal: AbortSignal, log: Log, body: () => Pro
     } catch (error) {
       failures++;
       const delay = Math.min(30_000, 250 * 2 ** Math.min(failures, 7));
-      log(`${name}.error`, { error: error instanceof Error ? error.message : String(error), retryInMs: delay, databaseUnavailable: isDatabaseUnavailable(error) });
+      log(`${name}.error`, {
+        error: error instanceof Error ? error.message : String(error),
+        retryInMs: delay,
+        databaseUnavailable: isDatabaseUnavailable(error),
+      });
       await new Promise((r) => setTimeout(r, delay));
     }
   }
@@ -188,43 +215,98 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
   await wakeups.connect();
   const transport = options.transport ?? (await configuredTransport());
   const m = workerMetrics();
-  log("worker.start", { poll: c.TALLY_WORKER_POLL_MS, batch: c.TALLY_WORKER_BATCH, sweepEvery: c.TALLY_SWEEP_INTERVAL_MS, staleAfter: c.TALLY_STALE_CLAIM_MS, maxAttempts: c.TALLY_MAX_ATTEMPTS, receipts: transport.name });
+  log("worker.start", {
+    poll: c.TALLY_WORKER_POLL_MS,
+    batch: c.TALLY_WORKER_BATCH,
+    sweepEvery: c.TALLY_SWEEP_INTERVAL_MS,
+    staleAfter: c.TALLY_STALE_CLAIM_MS,
+    maxAttempts: c.TALLY_MAX_ATTEMPTS,
+    receipts: transport.name,
+  });
 
+  let ready = false;
   const loops = [
-    loop("process", signal, log, async () => ((await processOnce(log)) > 0 ? "busy" : "idle"), () => wakeups.wait([RAW_EVENTS_CHANNEL, CLAIMS_CHANNEL], c.TALLY_WORKER_POLL_MS, signal)),
+    loop(
+      "process",
+      signal,
+      log,
+      async () => {
+        const work = await processOnce(log);
+        // Once per process: connected, its first look at the queue done. The replay's
+        // supervisor kills only workers past this point, so a kill interrupts work.
+        if (!ready) {
+          ready = true;
+          log("worker.ready", { work });
+        }
+        return work > 0 ? "busy" : "idle";
+      },
+      () => wakeups.wait([RAW_EVENTS_CHANNEL, CLAIMS_CHANNEL], c.TALLY_WORKER_POLL_MS, signal),
+    ),
   ];
   if (options.dispatcher ?? true) {
     loops.push(
-      loop("outbox", signal, log, async () => {
-        const r = await dispatchOutbox(transport);
-        if (r.sent) m.receiptsSent.inc(r.sent);
-        if (r.failed) m.receiptFailures.inc(r.failed);
-        return r.leased > 0 ? "busy" : "idle";
-      }, () => wakeups.wait([OUTBOX_CHANNEL], c.TALLY_OUTBOX_POLL_MS, signal)),
+      loop(
+        "outbox",
+        signal,
+        log,
+        async () => {
+          const r = await dispatchOutbox(transport);
+          if (r.sent) m.receiptsSent.inc(r.sent);
+          if (r.failed) m.receiptFailures.inc(r.failed);
+          return r.leased > 0 ? "busy" : "idle";
+        },
+        () => wakeups.wait([OUTBOX_CHANNEL], c.TALLY_OUTBOX_POLL_MS, signal),
+      ),
     );
   }
   if (options.sweeper ?? true) {
     loops.push(
-      loop("sweep", signal, log, async () => {
-        const r = await sweepStaleClaims();
-        if (r) {
-          m.sweeps.inc();
-          log("sweep.pass", { released: r.released.length });
-          m.reclaimed.inc(r.released.length);
-          for (const s of r.released) log(s.failed ? "sweep.gave_up" : "sweep.released", { claim: s.id, key: s.key, attempts: s.attempts, heldForMs: s.heldForMs });
-        }
-        return "idle";
-      }, () => sleepUnlessAborted(c.TALLY_SWEEP_INTERVAL_MS, signal)),
+      loop(
+        "sweep",
+        signal,
+        log,
+        async () => {
+          const r = await sweepStaleClaims();
+          if (r) {
+            m.sweeps.inc();
+            log("sweep.pass", { released: r.released.length });
+            m.reclaimed.inc(r.released.length);
+            for (const s of r.released)
+              log(s.failed ? "sweep.gave_up" : "sweep.released", {
+                claim: s.id,
+                key: s.key,
+                attempts: s.attempts,
+                heldForMs: s.heldForMs,
+              });
+          }
+          return "idle";
+        },
+        () => sleepUnlessAborted(c.TALLY_SWEEP_INTERVAL_MS, signal),
+      ),
     );
   }
   if (options.scheduler ?? true) {
     loops.push(
-      loop("recon", signal, log, async () => {
-        for (const o of await runDueReconciliations()) {
-          log(`recon.${o.result}`, { tenant: o.tenantId, provider: o.provider, message: o.message, matched: o.summary?.matched, theirsNotOurs: o.summary?.theirsNotOurs, oursNotTheirs: o.summary?.oursNotTheirs, mismatched: o.summary?.mismatched });
-        }
-        return "idle";
-      }, () => sleepUnlessAborted(SCHEDULER_TICK_MS, signal)),
+      loop(
+        "recon",
+        signal,
+        log,
+        async () => {
+          for (const o of await runDueReconciliations()) {
+            log(`recon.${o.result}`, {
+              tenant: o.tenantId,
+              provider: o.provider,
+              message: o.message,
+              matched: o.summary?.matched,
+              theirsNotOurs: o.summary?.theirsNotOurs,
+              oursNotTheirs: o.summary?.oursNotTheirs,
+              mismatched: o.summary?.mismatched,
+            });
+          }
+          return "idle";
+        },
+        () => sleepUnlessAborted(SCHEDULER_TICK_MS, signal),
+      ),
     );
   }
   await Promise.all(loops);
