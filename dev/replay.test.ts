@@ -85,7 +85,7 @@ describe("the replay", () => {
       expect(run.duplicatesAbsorbed).toBeGreaterThan(0);
       expect(run.duplicatesAbsorbed).toBeLessThan(run.accepted / 2);
     }
-  }, 600_000);
+  }, 900_000);
 
   it("reports the double credits when the claim is disabled by a fault flag", async () => {
     const r = await replay({
