@@ -6,6 +6,7 @@
 // correct worker (npm start's would take the events too). Its self-test (the
 // claim disabled by a fault flag must fail it) is in dev/replay.test.ts.
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -26,6 +27,8 @@ const env = {
   TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES: process.env.TALLY_E2E_CERT_PREFIX!,
   TALLY_ALLOW_INSECURE_SIMULATORS: "1",
   TALLY_RECON_SCHEDULE: "off",
+  // With DATABASE_URL every process (CLI, web app, the replay and its workers) needs the same key.
+  TALLY_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
   NEXT_TELEMETRY_DISABLED: "1",
 };
 let web: ChildProcess | undefined;
