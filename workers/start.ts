@@ -11,6 +11,7 @@ import { prepareDatabase } from "@/lib/platform/database-runtime";
 import { seedDemo } from "@/dev/demo";
 import { startLiveDemo } from "@/dev/demo-live";
 import { defaultDataDir } from "@/lib/platform/embedded-postgres";
+import { keyFileFor } from "@/lib/platform/secrets-at-rest";
 
 const root = process.cwd();
 const port = config().PORT;
@@ -88,7 +89,18 @@ async function main() {
   await closeDb();
   buildIfStale();
 
-  const env = { ...process.env, DATABASE_URL: db.url, NEXT_TELEMETRY_DISABLED: "1", PORT: String(port) };
+  // The children get DATABASE_URL, so they cannot find the embedded default's key file
+  // themselves: they get the key this process uses (from TALLY_ENCRYPTION_KEY or the file).
+  // With a DATABASE_URL of the operator's, the key is theirs to set (the processes refuse without it).
+  const encryptionKey =
+    c.TALLY_ENCRYPTION_KEY ?? (c.DATABASE_URL ? undefined : keyFileFor(path.dirname(defaultDataDir(c.TALLY_DATA_DIR))));
+  const env = {
+    ...process.env,
+    DATABASE_URL: db.url,
+    ...(encryptionKey ? { TALLY_ENCRYPTION_KEY: encryptionKey } : {}),
+    NEXT_TELEMETRY_DISABLED: "1",
+    PORT: String(port),
+  };
   // workers/web.ts is `next start` plus the connection's peer address (see there); production, as next start is.
   const children: Child[] = [
     {
