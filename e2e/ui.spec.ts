@@ -173,7 +173,7 @@ test("at 390 and 1280 px the overview, events, a run, stuck claims and a case fi
           async (c) =>
             (
               await c.query(
-                `SELECT status FROM raw_events WHERE convert_from(raw_body, 'UTF8') LIKE '%' || $1 || '%'`,
+                `SELECT status FROM raw_events WHERE position(convert_to($1, 'UTF8') in raw_body) > 0`,
                 [reference],
               )
             ).rows[0]?.status,
@@ -183,7 +183,7 @@ test("at 390 and 1280 px the overview, events, a run, stuck claims and a case fi
     .toBe("DONE");
   await withDb((c) =>
     c.query(
-      `UPDATE raw_events SET status = 'FAILED', last_error = 'layout check: ' || repeat('a-very-long-unbroken-error-token', 4) WHERE convert_from(raw_body, 'UTF8') LIKE '%' || $1 || '%'`,
+      `UPDATE raw_events SET status = 'FAILED', last_error = 'layout check: ' || repeat('a-very-long-unbroken-error-token', 4) WHERE position(convert_to($1, 'UTF8') in raw_body) > 0`,
       [reference],
     ),
   );
