@@ -14,7 +14,7 @@ import { NoAccess } from "@/components/states";
 import { requirePage } from "@/lib/auth/page-access";
 import { mayDo } from "@/lib/auth/roles";
 import { getCase, type CaseDetail } from "@/lib/cases/cases";
-import { discrepancyStake } from "@/lib/cases/stake";
+import { conflictStake, discrepancyStake } from "@/lib/cases/stake";
 import { plain } from "@/lib/platform/http";
 import { bigintId } from "@/lib/platform/query-params";
 
@@ -261,10 +261,9 @@ function ConflictCasePage({
 }) {
   const c = detail.case;
   const pending = c.proposals.find((p) => p.status === "PENDING") ?? null;
-  const amounts = [conflict.claimed, conflict.delivered]
-    .map((v) => v as { amount?: string; currency?: string })
-    .filter((v) => v.amount && v.currency);
-  const stake = amounts.sort((a, b) => (BigInt(b.amount!) > BigInt(a.amount!) ? 1 : -1))[0];
+  // The same stake the proposal is judged by (lib/cases/stake.ts), not a second computation of it.
+  const largest = conflictStake([conflict.claimed, conflict.delivered] as { amount?: string; currency?: string }[]);
+  const stake = largest.amount > 0n ? { amount: largest.amount.toString(), currency: largest.currency } : null;
   return (
     <>
       <p>
@@ -312,7 +311,7 @@ function ConflictCasePage({
         me={principal.userId}
         canDecide={mayDo(principal.role, "decideCases")}
         secondApprovalAbove={detail.secondApprovalAbove.toString()}
-        stake={stake ? { amount: stake.amount!, currency: stake.currency! } : null}
+        stake={stake}
       />
     </>
   );
