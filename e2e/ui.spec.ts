@@ -172,10 +172,9 @@ test("at 390 and 1280 px the overview, events, a run, stuck claims and a case fi
         withDb(
           async (c) =>
             (
-              await c.query(
-                `SELECT status FROM raw_events WHERE position(convert_to($1, 'UTF8') in raw_body) > 0`,
-                [reference],
-              )
+              await c.query(`SELECT status FROM raw_events WHERE position(convert_to($1, 'UTF8') in raw_body) > 0`, [
+                reference,
+              ])
             ).rows[0]?.status,
         ),
       { timeout: 30_000 },
