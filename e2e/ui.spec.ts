@@ -213,6 +213,8 @@ test("at 390 and 1280 px the overview, events, a run, stuck claims and a case fi
     expect(gap).toBeLessThan(width === 390 ? 4 : 1e9);
   }
   await page.setViewportSize({ width: 1280, height: 800 });
+  // Signed in, /login sends you on to the app, so drop the ops session before signing in as the accountant.
+  await page.context().clearCookies();
   await signInPage(page, demoUser("accountant"));
   expect(caseId).not.toBeNull();
   for (const width of [1280, 390]) {
