@@ -5,7 +5,7 @@
 // replay's workers take the events, so a fault in them cannot be absorbed by a
 // correct worker (npm start's would take the events too). Its self-test (the
 // claim disabled by a fault flag must fail it) is in dev/replay.test.ts.
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import os from "node:os";
@@ -13,6 +13,7 @@ import path from "node:path";
 import { expect, test } from "@playwright/test";
 import pg from "pg";
 import { embeddedUrl } from "../lib/platform/embedded-postgres";
+import { replaySummary, runScript, stopProcess } from "./processes";
 import { unique } from "./support";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "tally-e2e-replay-"));
@@ -33,14 +34,7 @@ const env = {
 };
 let web: ChildProcess | undefined;
 
-function run(script: string, args: string[]) {
-  const r = spawnSync(process.execPath, ["--import", "tsx", script, ...args], {
-    env,
-    encoding: "utf8",
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  return { code: r.status, out: r.stdout + r.stderr };
-}
+const run = (script: string, args: string[]) => runScript(env, script, args);
 
 async function waitForHealth(deadline: number): Promise<void> {
   while (Date.now() < deadline) {
@@ -70,13 +64,7 @@ test.beforeAll(async () => {
   await waitForHealth(Date.now() + 120_000);
 });
 
-test.afterAll(async () => {
-  if (web && web.exitCode === null) {
-    const exited = new Promise((r) => web!.once("exit", r));
-    web.kill("SIGTERM");
-    await exited;
-  }
-});
+test.afterAll(() => stopProcess(web));
 
 test("a day replayed three times into empty ledgers, with only the replay's workers (killed at random), leaves identical true ledgers", async () => {
   test.setTimeout(15 * 60_000);
@@ -85,12 +73,7 @@ test("a day replayed three times into empty ledgers, with only the replay's work
   expect(gen.code, gen.out).toBe(0);
   const args = ["--file", file, "--target", target, "--runs", "3", "--kill-every", "2000-4000", "--workers", "2"];
   const r = run("workers/replay.ts", [...args, "--prefix", unique("rp")]);
-  console.log(
-    r.out
-      .split("\n")
-      .filter((l) => /^(run|VERDICT| {2}-| {2}✗)/.test(l))
-      .join("\n"),
-  );
+  console.log(replaySummary(r.out));
   expect(r.out).toContain("VERDICT: identical");
   expect(r.code).toBe(0);
   const kills = [...r.out.matchAll(/^run \d+: .*kills (\d+),/gm)].map((m) => Number(m[1]));

@@ -13,6 +13,7 @@ import path from "node:path";
 import { expect, test } from "@playwright/test";
 import pg from "pg";
 import { embeddedUrl } from "../lib/platform/embedded-postgres";
+import { replaySummary, runScript, stopProcess } from "./processes";
 import { unique } from "./support";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "tally-e2e-scale-"));
@@ -37,14 +38,7 @@ let haproxy: ChildProcess | undefined;
 // Debian installs it in /usr/sbin, which is not on every user's PATH.
 const haproxyBin = existsSync("/usr/sbin/haproxy") ? "/usr/sbin/haproxy" : "haproxy";
 
-function run(script: string, args: string[]) {
-  const r = spawnSync(process.execPath, ["--import", "tsx", script, ...args], {
-    env,
-    encoding: "utf8",
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  return { code: r.status, out: r.stdout + r.stderr };
-}
+const run = (script: string, args: string[]) => runScript(env, script, args);
 
 function startWeb(i: number): void {
   webs[i] = spawn(path.join("node_modules", ".bin", "next"), ["start", "-p", String(webPorts[i])], {
@@ -128,13 +122,7 @@ test.beforeAll(async () => {
 });
 
 test.afterAll(async () => {
-  for (const p of [haproxy, ...webs]) {
-    if (p && p.exitCode === null && p.signalCode === null) {
-      const exited = new Promise((r) => p.once("exit", r));
-      p.kill("SIGTERM");
-      await exited;
-    }
-  }
+  for (const p of [haproxy, ...webs]) await stopProcess(p);
 });
 
 test("two web apps behind HAProxy and two workers: a day replayed through the balancer, one web app SIGKILLed and restarted mid-day, leaves the true ledger", async () => {
@@ -176,12 +164,7 @@ test("two web apps behind HAProxy and two workers: a day replayed through the ba
   await until("web0 back up", async () => (await backends()).get("web0")?.status === "UP", 120_000);
 
   const code = await finished;
-  console.log(
-    out
-      .split("\n")
-      .filter((l) => /^(run|VERDICT| {2}-| {2}✗)/.test(l))
-      .join("\n"),
-  );
+  console.log(replaySummary(out));
   expect(out).toContain("VERDICT: identical");
   expect(code).toBe(0);
   const postings = Number(/^run 1: .*postings (\d+),/m.exec(out)?.[1]);
