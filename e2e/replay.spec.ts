@@ -11,9 +11,8 @@ import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
-import pg from "pg";
 import { embeddedUrl } from "../lib/platform/embedded-postgres";
-import { replaySummary, runScript, stopProcess } from "./processes";
+import { createMigratedDatabase, replaySummary, runScript, stopProcess } from "./processes";
 import { unique } from "./support";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "tally-e2e-replay-"));
@@ -53,11 +52,7 @@ test.describe.configure({ mode: "serial" });
 
 test.beforeAll(async () => {
   test.setTimeout(180_000);
-  const admin = new pg.Client({ connectionString: embeddedUrl(pgPort, "postgres") });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${database}`);
-  await admin.end();
-  const migrated = run("workers/tally.ts", ["db", "migrate"]);
+  const migrated = await createMigratedDatabase(env, pgPort, database);
   expect(migrated.code, migrated.out).toBe(0);
   // The build npm start made for the other specs; no worker is started beside it.
   web = spawn(path.join("node_modules", ".bin", "next"), ["start", "-p", String(webPort)], { env, stdio: "ignore" });
