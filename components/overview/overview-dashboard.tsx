@@ -50,6 +50,14 @@ export type OverviewData = {
     finishedAt: string | null;
     error: string | null;
   } | null;
+  lastGapCheck: {
+    provider: string;
+    startedAt: string;
+    finishedAt: string | null;
+    found: number;
+    stored: number;
+    error: string | null;
+  } | null;
   generatedAt: string;
 };
 
@@ -330,6 +338,27 @@ export function OverviewDashboard({
               </span>
             ) : (
               <span className="small muted">None yet.</span>
+            )}
+          </div>
+          <div className="stat" data-testid="last-gap-check">
+            <span className="stat-label">Last gap check</span>
+            {data.lastGapCheck ? (
+              <span>
+                {data.lastGapCheck.provider} ·{" "}
+                {data.lastGapCheck.error ? (
+                  <span className="tone-bad" title={data.lastGapCheck.error}>
+                    failed
+                  </span>
+                ) : data.lastGapCheck.finishedAt ? (
+                  `${data.lastGapCheck.found} undelivered found, ${data.lastGapCheck.stored} taken in`
+                ) : (
+                  "running"
+                )}
+                <br />
+                <span className="small muted">started {utc(data.lastGapCheck.startedAt, false)} UTC</span>
+              </span>
+            ) : (
+              <span className="small muted">None yet (hourly, for providers that list undelivered events).</span>
             )}
           </div>
           <p className="small muted" aria-busy={isFetching}>

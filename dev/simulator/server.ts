@@ -111,6 +111,19 @@ function balanceTransactions(movements: SimMovement[]): BalanceTransaction[] {
   return lines.sort((a, b) => a.created - b.created || a.id.localeCompare(b.id));
 }
 
+/** The event Stripe would have sent for a movement (the payment's intent succeeded, or the refund created). */
+function stripeEventOf(m: SimMovement, id: string) {
+  return m.kind === "PAYMENT"
+    ? {
+        id,
+        object: "event",
+        type: "payment_intent.succeeded",
+        created: m.created,
+        data: { object: stripePaymentIntent(m) },
+      }
+    : { id, object: "event", type: "refund.created", created: m.created, data: { object: stripeRefund(m) } };
+}
+
 export async function startSimulator(o: {
   day: Day;
   tenant: string;
@@ -144,6 +157,10 @@ export async function startSimulator(o: {
   const byReference = new Map(movements.map((m) => [m.reference, m]));
   const byCharge = new Map(movements.filter((m) => m.chargeId).map((m) => [m.chargeId!, m]));
   const transactions = balanceTransactions(movements);
+  // What Stripe failed to deliver: the day's dropped movements, and any whose every attempt failed.
+  const undelivered = new Set(
+    o.day.dropped.filter((m) => m.tenant === o.tenant && m.provider === "stripe").map((m) => m.reference),
+  );
 
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://sim");
@@ -174,6 +191,26 @@ export async function startSimulator(o: {
         return { ...t, source };
       });
       return send(200, { object: "list", data: page, has_more: list.length > limit, url: "/v1/balance_transactions" });
+    }
+    if (url.pathname === "/v1/events") {
+      // Only the filter the gap check uses: events not (yet) delivered, newest first, by creation time.
+      if (url.searchParams.get("delivery_success") !== "false")
+        return send(400, { error: { message: "the simulator serves only delivery_success=false" } });
+      const gte = Number(url.searchParams.get("created[gte]") ?? 0);
+      const lt = Number(url.searchParams.get("created[lt]") ?? Infinity);
+      const limit = Math.min(100, Number(url.searchParams.get("limit") ?? 10));
+      const after = url.searchParams.get("starting_after");
+      let list = movements
+        .filter((m) => undelivered.has(m.reference) && m.created >= gte && m.created < lt)
+        .map((m) => stripeEventOf(m, `evt_undelivered_${m.reference}`))
+        .sort((a, b) => b.created - a.created || b.id.localeCompare(a.id));
+      if (after) list = list.slice(list.findIndex((e) => e.id === after) + 1);
+      return send(200, {
+        object: "list",
+        data: list.slice(0, limit),
+        has_more: list.length > limit,
+        url: "/v1/events",
+      });
     }
     const object = /^\/v1\/(payment_intents|refunds|charges)\/([^/]+)$/.exec(url.pathname);
     if (object) {
@@ -249,11 +286,13 @@ export async function startSimulator(o: {
       await Promise.all(
         Array.from({ length: concurrency }, async () => {
           for (let d = queue.shift(); d; d = queue.shift()) {
+            let delivered = false;
             for (let attempt = 1; attempt <= maxAttempts; attempt++) {
               report.attempts++;
               try {
                 const status = await post(target, d, secrets, ackTimeoutMs);
                 report.byStatus[status] = (report.byStatus[status] ?? 0) + 1;
+                delivered = status < 300;
                 if (status < 500) break; // 2xx done; 4xx will not get better by retrying
               } catch {
                 // No answer within the provider's timeout: it assumes failure and sends again.
@@ -261,6 +300,9 @@ export async function startSimulator(o: {
                 report.byStatus.timeout = (report.byStatus.timeout ?? 0) + 1;
               }
             }
+            // Stripe lists an event as undelivered until some delivery of it succeeds.
+            if (d.provider === "stripe" && d.signature === "valid" && !delivered)
+              for (const r of d.references ?? (d.reference ? [d.reference] : [])) undelivered.add(r);
           }
         }),
       );
@@ -277,23 +319,7 @@ export async function startSimulator(o: {
       const m = byReference.get(reference);
       if (d) return post(target, d, secrets, 5000);
       if (!m) throw new Error(`the simulator has no movement ${reference}`);
-      const body = JSON.stringify(
-        m.kind === "PAYMENT"
-          ? {
-              id: `evt_late_${reference}`,
-              object: "event",
-              type: "payment_intent.succeeded",
-              created: m.created,
-              data: { object: stripePaymentIntent(m) },
-            }
-          : {
-              id: `evt_late_${reference}`,
-              object: "event",
-              type: "refund.created",
-              created: m.created,
-              data: { object: stripeRefund(m) },
-            },
-      );
+      const body = JSON.stringify(stripeEventOf(m, `evt_late_${reference}`));
       return post(
         target,
         {

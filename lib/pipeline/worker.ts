@@ -10,6 +10,7 @@ import { pauseIfFaultAt } from "@/lib/pipeline/fault";
 import { databaseUrl, isDatabaseUnavailable } from "@/lib/platform/db";
 import { dispatchOutbox } from "@/lib/pipeline/outbox";
 import { configuredTransport, type ReceiptTransport } from "@/lib/pipeline/receipt-transport";
+import { runDueGapChecks } from "@/lib/recon/gap-check";
 import { runDueReconciliations } from "@/lib/recon/schedule";
 import { sweepStaleClaims } from "@/lib/pipeline/sweep";
 import { CLAIMS_CHANNEL, OUTBOX_CHANNEL, RAW_EVENTS_CHANNEL } from "@/lib/pipeline/wake";
@@ -301,6 +302,18 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
               theirsNotOurs: o.summary?.theirsNotOurs,
               oursNotTheirs: o.summary?.oursNotTheirs,
               mismatched: o.summary?.mismatched,
+            });
+          }
+          for (const g of await runDueGapChecks()) {
+            log(g.error ? "gap_check.failed" : "gap_check.done", {
+              tenant: g.tenantId,
+              provider: g.provider,
+              check: String(g.checkId),
+              from: g.window.from.toISOString(),
+              to: g.window.to.toISOString(),
+              found: g.found,
+              stored: g.stored,
+              message: g.error,
             });
           }
           return "idle";

@@ -95,6 +95,10 @@ const schema = z
       .string()
       .regex(/^(off|\d{2}:\d{2})$/, 'must be "HH:MM" (UTC) or "off"')
       .default("02:00"),
+    /// Gap check: how often to ask each provider that can say so for the events it failed to
+    /// deliver (0 turns it off), and how far back the first check of an endpoint looks.
+    TALLY_GAP_CHECK_INTERVAL_MS: int(3600_000),
+    TALLY_GAP_CHECK_LOOKBACK_MS: int(3 * 86_400_000),
     /// Webhook-silence alert: fewer deliveries than this share of settled lines.
     TALLY_SILENCE_RATIO: z.coerce.number().min(0).max(1).default(0.2),
     TALLY_SILENCE_MIN_LINES: int(10),

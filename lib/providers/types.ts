@@ -157,7 +157,13 @@ export type SettlementLine = {
   notReconciled?: string;
 };
 
-export type FetchedEvent = { rawBody: Buffer<ArrayBuffer>; headers: Record<string, string>; fetchedFrom: string };
+export type FetchedEvent = {
+  rawBody: Buffer<ArrayBuffer>;
+  headers: Record<string, string>;
+  fetchedFrom: string;
+  /** The provider's id of the event, when it has one (shown, never used as identity). */
+  deliveryId?: string;
+};
 
 export type EndpointContext = { tenantId: string; provider: Provider; settings: Record<string, unknown> };
 
@@ -167,4 +173,10 @@ export interface SettlementSource {
   lines(endpoint: EndpointContext, window: Window): AsyncIterable<SettlementLine>;
   /** The event for one reference, as a body our parser reads; null when the provider does not know it. */
   fetchEvent(endpoint: EndpointContext, reference: string): Promise<FetchedEvent | null>;
+  /**
+   * Events the provider created in the window but has not delivered (failed or still
+   * pending), as bodies our parser reads: the hourly gap check stores them. Absent
+   * when the provider has no such list.
+   */
+  undelivered?(endpoint: EndpointContext, window: Window): AsyncIterable<FetchedEvent>;
 }

@@ -85,6 +85,15 @@ export type Overview = {
     finishedAt: Date | null;
     error: string | null;
   } | null;
+  /** The newest hourly ask of a provider for events it failed to deliver (lib/recon/gap-check.ts). */
+  lastGapCheck: {
+    provider: string;
+    startedAt: Date;
+    finishedAt: Date | null;
+    found: number;
+    stored: number;
+    error: string | null;
+  } | null;
   generatedAt: Date;
 };
 
@@ -97,7 +106,7 @@ export async function overview(
   const from = new Date(to.getTime() - o.days * DAY);
   const today = new Date(to.getTime() - DAY);
 
-  const [points, ack, events, outbox, stuck, cases, alerts, lastRun] = await Promise.all([
+  const [points, ack, events, outbox, stuck, cases, alerts, lastRun, lastGapCheck] = await Promise.all([
     discrepancyHistory(tenantId, new Date(from.getTime() - 6 * DAY), to),
     ackLatencyP99(),
     prisma.rawEvent.groupBy({
@@ -124,6 +133,11 @@ export async function overview(
       where: { tenantId },
       orderBy: { id: "desc" },
       select: { id: true, provider: true, status: true, startedAt: true, finishedAt: true, error: true },
+    }),
+    prisma.gapCheck.findFirst({
+      where: { tenantId },
+      orderBy: { startedAt: "desc" },
+      select: { provider: true, startedAt: true, finishedAt: true, found: true, stored: true, error: true },
     }),
   ]);
 
@@ -156,6 +170,7 @@ export async function overview(
     cases: caseCounts,
     alerts: alerts.map((a) => ({ ...a, provider: a.provider ?? null })),
     lastRun: lastRun && { ...lastRun, provider: lastRun.provider },
+    lastGapCheck,
     generatedAt: now,
   };
 }

@@ -103,6 +103,36 @@ export const stripeSettlement: SettlementSource = {
     }
   },
 
+  /**
+   * Stripe lists the events whose delivery to an endpoint failed or is still pending
+   * (`delivery_success=false`), newest first, for the last 30 days. Each is the event
+   * object exactly as a webhook would carry it, so the parser reads it unchanged.
+   */
+  async *undelivered(endpoint: EndpointContext, window: Window) {
+    const get = api(endpoint.settings);
+    const base = String(endpoint.settings.apiBaseUrl ?? "https://api.stripe.com").replace(/\/$/, "");
+    const from = Math.floor(window.from.getTime() / 1000);
+    const to = Math.ceil(window.to.getTime() / 1000);
+    let after: string | null = null;
+    while (true) {
+      const query = `delivery_success=false&created[gte]=${from}&created[lt]=${to}&limit=100${after ? `&starting_after=${after}` : ""}`;
+      const response = await get(`/v1/events?${query}`);
+      if (!response.ok)
+        throw new Error(`Stripe API events answered ${response.status}: ${(await response.text()).slice(0, 200)}`);
+      const page = (await response.json()) as { data: { id: string }[]; has_more: boolean };
+      for (const event of page.data) {
+        yield {
+          rawBody: Buffer.from(JSON.stringify(event)),
+          headers: { "content-type": "application/json" },
+          fetchedFrom: `${base}/v1/events/${event.id}`,
+          deliveryId: event.id,
+        };
+      }
+      if (!page.has_more || page.data.length === 0) break;
+      after = page.data.at(-1)!.id;
+    }
+  },
+
   /** A missing event is rebuilt from the object's current state, as the event Stripe would have sent. */
   async fetchEvent(endpoint: EndpointContext, reference: string): Promise<FetchedEvent | null> {
     const get = api(endpoint.settings);
