@@ -94,7 +94,7 @@ export const REPLAY_WORKER_ENV: Record<string, string> = {
   TALLY_OUTBOX_POLL_MS: "200",
   TALLY_OUTBOX_LEASE_MS: "5000",
   TALLY_RETRY_MAX_BACKOFF_MS: "2000",
-  TALLY_OUTBOX_MAX_BACKOFF_MS: "2000",
+  TALLY_RECEIPT_RETRY_SCHEDULE: "1s,2s,2s,2s,2s,2s,2s,2s,2s,2s",
   // Random kills hit the same claim more often than real crashes would.
   TALLY_MAX_ATTEMPTS: "25",
   TALLY_RECON_SCHEDULE: "off",

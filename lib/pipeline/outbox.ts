@@ -1,15 +1,20 @@
 // The outbox dispatcher: delivers what committed transactions queued, after the
 // commit, at least once. A row is leased (available_at pushed forward) while it
-// is being sent, so a dispatcher that dies mid-send only delays it.
+// is being sent, so a dispatcher that dies mid-send only delays it. A failed
+// delivery is retried on TALLY_RECEIPT_RETRY_SCHEDULE; when the schedule runs out
+// the receipt is DEAD: left alone, counted and listed until a person redelivers it.
 import { config } from "@/lib/platform/config";
 import { Prisma, prisma } from "@/lib/platform/db";
 import type { ReceiptTransport } from "@/lib/pipeline/receipt-transport";
 
-export type DispatchResult = { leased: number; sent: number; failed: number };
+export type DispatchResult = { leased: number; sent: number; failed: number; dead: number };
 
-/** Back-off after the n-th failed attempt: 2 s, 4 s, 8 s … capped. */
-export function outboxBackoffMs(attempts: number): number {
-  return Math.min(config().TALLY_OUTBOX_MAX_BACKOFF_MS, 1000 * 2 ** Math.max(1, attempts));
+/**
+ * After the n-th failed attempt (n counts the first delivery too): the wait before
+ * the next one, or null when the schedule has run out and the receipt is dead.
+ */
+export function retryDelayMs(attempts: number, schedule = config().TALLY_RECEIPT_RETRY_SCHEDULE): number | null {
+  return schedule[attempts - 1] ?? null;
 }
 
 export async function dispatchOutbox(
@@ -22,10 +27,10 @@ export async function dispatchOutbox(
   >(Prisma.sql`
     UPDATE outbox SET available_at = now() + ${leaseMs} * interval '1 millisecond', attempts = attempts + 1
     WHERE id IN (
-      SELECT id FROM outbox WHERE sent_at IS NULL AND available_at <= now()
+      SELECT id FROM outbox WHERE sent_at IS NULL AND dead_at IS NULL AND available_at <= now()
       ORDER BY id LIMIT ${batchSize} FOR UPDATE SKIP LOCKED)
     RETURNING id, tenant_id, payload, attempts`);
-  const result: DispatchResult = { leased: rows.length, sent: 0, failed: 0 };
+  const result: DispatchResult = { leased: rows.length, sent: 0, failed: 0, dead: 0 };
   const sent: bigint[] = [];
   try {
     for (const row of rows) {
@@ -34,10 +39,16 @@ export async function dispatchOutbox(
         sent.push(row.id);
       } catch (error) {
         result.failed++;
-        const message = error instanceof Error ? error.message : String(error);
-        await prisma.$executeRaw(Prisma.sql`
-          UPDATE outbox SET last_error = ${message}, available_at = now() + ${outboxBackoffMs(row.attempts)} * interval '1 millisecond'
-          WHERE id = ${row.id} AND sent_at IS NULL`);
+        const message = (error instanceof Error ? error.message : String(error)).slice(0, 1000);
+        const delay = retryDelayMs(row.attempts);
+        if (delay === null) result.dead++;
+        await prisma.$executeRaw(
+          delay === null
+            ? Prisma.sql`UPDATE outbox SET last_error = ${message}, dead_at = now() WHERE id = ${row.id} AND sent_at IS NULL`
+            : Prisma.sql`
+          UPDATE outbox SET last_error = ${message}, available_at = now() + ${delay} * interval '1 millisecond'
+          WHERE id = ${row.id} AND sent_at IS NULL`,
+        );
       }
     }
   } finally {
@@ -53,8 +64,11 @@ export async function dispatchOutbox(
   return result;
 }
 
-export async function outboxBacklog(): Promise<{ pending: number; oldestSeconds: number }> {
-  const [row] = await prisma.$queryRaw<{ pending: bigint; oldest: number | null }[]>(Prisma.sql`
-    SELECT count(*) AS pending, extract(epoch FROM now() - min(created_at))::float8 AS oldest FROM outbox WHERE sent_at IS NULL`);
-  return { pending: Number(row?.pending ?? 0), oldestSeconds: row?.oldest ?? 0 };
+export async function outboxBacklog(): Promise<{ pending: number; oldestSeconds: number; dead: number }> {
+  const [row] = await prisma.$queryRaw<{ pending: bigint; oldest: number | null; dead: bigint }[]>(Prisma.sql`
+    SELECT count(*) FILTER (WHERE dead_at IS NULL) AS pending,
+           extract(epoch FROM now() - min(created_at) FILTER (WHERE dead_at IS NULL))::float8 AS oldest,
+           count(*) FILTER (WHERE dead_at IS NOT NULL) AS dead
+    FROM outbox WHERE sent_at IS NULL`);
+  return { pending: Number(row?.pending ?? 0), oldestSeconds: row?.oldest ?? 0, dead: Number(row?.dead ?? 0) };
 }

@@ -66,9 +66,42 @@ export async function smtpTransport(
   };
 }
 
-/** SMTP when TALLY_SMTP_URL is set; otherwise the receipts file (TALLY_RECEIPTS_FILE, default .tally/receipts.ndjson). */
+/**
+ * A JSON POST per receipt to the tenant's system. Any 2xx is delivered; anything
+ * else (or no answer within the timeout) is a failure, retried on the schedule
+ * and dead when it runs out. The receiver drops repeats by the Idempotency-Key.
+ */
+export function httpTransport(url: string, timeoutMs = 10_000): ReceiptTransport {
+  return {
+    name: `http:${new URL(url).origin}`,
+    async send(r) {
+      const key = idempotencyKeyOf(r);
+      const response = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", "idempotency-key": key },
+        body: JSON.stringify({
+          idempotencyKey: key,
+          outboxId: r.outboxId.toString(),
+          tenantId: r.tenantId,
+          ...r.payload,
+        }),
+        signal: AbortSignal.timeout(timeoutMs),
+        redirect: "error",
+      });
+      // Read the body so the connection is reused; keep a little of it for the error.
+      const text = await response.text().catch(() => "");
+      if (!response.ok) throw new Error(`receiver answered ${response.status}${text ? `: ${text.slice(0, 200)}` : ""}`);
+    },
+  };
+}
+
+/**
+ * TALLY_RECEIPT_WEBHOOK_URL: an HTTP POST; TALLY_SMTP_URL: mail; otherwise the
+ * receipts file (TALLY_RECEIPTS_FILE, default .tally/receipts.ndjson).
+ */
 export async function configuredTransport(): Promise<ReceiptTransport> {
   const c = config();
+  if (c.TALLY_RECEIPT_WEBHOOK_URL) return httpTransport(c.TALLY_RECEIPT_WEBHOOK_URL);
   if (c.TALLY_SMTP_URL) return smtpTransport(c.TALLY_SMTP_URL, c.TALLY_RECEIPT_FROM, c.TALLY_RECEIPT_TO);
   return fileTransport(c.TALLY_RECEIPTS_FILE ?? path.join(process.cwd(), ".tally", "receipts.ndjson"));
 }

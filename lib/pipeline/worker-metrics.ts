@@ -53,8 +53,21 @@ function create() {
     receiptsSent: new Counter({ name: "tally_outbox_sent_total", help: "Receipts delivered", registers }),
     receiptFailures: new Counter({
       name: "tally_outbox_failures_total",
-      help: "Receipt deliveries that failed and will be retried",
+      help: "Receipt deliveries that failed (retried on the schedule, or dead when it ran out)",
       registers,
+    }),
+    receiptsDead: new Counter({
+      name: "tally_outbox_dead_total",
+      help: "Receipts whose retry schedule ran out (dead letters, listed for redelivery)",
+      registers,
+    }),
+    deadBacklog: new Gauge({
+      name: "tally_outbox_dead",
+      help: "Dead receipts waiting for a person to redeliver them",
+      registers,
+      async collect() {
+        this.set((await outboxBacklog()).dead);
+      },
     }),
     endToEnd: new Histogram({
       name: "tally_receipt_to_done_seconds",

@@ -254,6 +254,10 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
           const r = await dispatchOutbox(transport);
           if (r.sent) m.receiptsSent.inc(r.sent);
           if (r.failed) m.receiptFailures.inc(r.failed);
+          if (r.dead) {
+            m.receiptsDead.inc(r.dead);
+            log("outbox.dead", { dead: r.dead });
+          }
           return r.leased > 0 ? "busy" : "idle";
         },
         () => wakeups.wait([OUTBOX_CHANNEL], c.TALLY_OUTBOX_POLL_MS, signal),

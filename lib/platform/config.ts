@@ -4,6 +4,33 @@ import { isIP } from "node:net";
 import { z } from "zod";
 
 const int = (fallback: number) => z.coerce.number().int().nonnegative().default(fallback);
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3600_000, d: 86_400_000 };
+
+/** "5s,5m,30m,2h" → [5000, 300000, 1800000, 7200000]; each step a whole number with ms, s, m, h or d. */
+export function parseDurations(text: string): number[] | string {
+  const steps = text.split(",").map((s) => s.trim());
+  const out: number[] = [];
+  for (const step of steps) {
+    const m = /^(\d{1,9})(ms|s|m|h|d)$/.exec(step);
+    if (!m) return `"${step}" is not a duration: write a whole number followed by ms, s, m, h or d (e.g. 5s,5m,30m,2h)`;
+    out.push(Number(m[1]) * UNIT_MS[m[2]!]!);
+  }
+  return out;
+}
+
+const durations = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((text, ctx) => {
+      const r = parseDurations(text);
+      if (typeof r === "string") {
+        ctx.addIssue({ code: "custom", message: r });
+        return z.NEVER;
+      }
+      return r;
+    });
 const flag = z
   .enum(["0", "1", "true", "false", ""])
   .default("0")
@@ -79,7 +106,11 @@ const schema = z
     TALLY_OUTBOX_POLL_MS: int(1000),
     TALLY_OUTBOX_BATCH: int(20),
     TALLY_OUTBOX_LEASE_MS: int(60_000),
-    TALLY_OUTBOX_MAX_BACKOFF_MS: int(15 * 60_000),
+    /// Receipt retries: the wait before each retry after a failed delivery; when the last retry
+    /// fails too the receipt is DEAD (listed for ops to redeliver). Svix's schedule by default.
+    TALLY_RECEIPT_RETRY_SCHEDULE: durations("5s,5m,30m,2h,5h,10h,10h"),
+    /// Set: receipts are POSTed as JSON to this URL (Idempotency-Key header); any 2xx is delivered.
+    TALLY_RECEIPT_WEBHOOK_URL: z.string().url().optional(),
     TALLY_RECEIPTS_FILE: z.string().optional(),
     TALLY_SMTP_URL: z.string().optional(),
     TALLY_RECEIPT_FROM: z.string().default("receipts@tally.local"),

@@ -76,6 +76,7 @@ const STATUS_BY_REASON: Record<Reason, number> = {
   no_posting: 409,
   nothing_to_correct: 409,
   nothing_to_do: 409,
+  preview_changed: 409,
   in_flight: 409,
   already_ran: 409,
   too_large: 413,

@@ -42,6 +42,7 @@ export type Reason =
   | "nothing_to_do"
   | "in_flight"
   | "already_ran"
+  | "preview_changed"
   // Settlement reports.
   | "too_large"
   | "malformed_report"
