@@ -30,6 +30,7 @@ async function everyPage(): Promise<string[]> {
     `${base}/ledger`,
     `${base}/reconciliation`,
     `${base}/claims`,
+    `${base}/claims/dead-receipts`,
     `${base}/cases`,
     `${base}/audit`,
     `${base}/admin`,

@@ -38,15 +38,16 @@ export function mayUse(role: Role, section: Section): boolean {
 }
 
 /** State changes a section offers, and who may make them (reading needs the section too). */
-export type Action = "reprocess" | "reconcile" | "decideCases";
+export type Action = "reprocess" | "redeliver" | "reconcile" | "decideCases";
 
 /**
- * ops send stuck events back through the worker; anyone who sees reconciliation
+ * ops send stuck events back through the worker and dead receipts out again; anyone who sees reconciliation
  * may start a run or import a report; only accountants propose and approve
  * case resolutions (four-eyes: never the same accountant for both).
  */
 export const ACTION_ROLES: Record<Action, readonly Role[]> = {
   reprocess: ["ops"],
+  redeliver: ["ops"],
   reconcile: ["ops", "accountant", "admin"],
   decideCases: ["accountant"],
 };

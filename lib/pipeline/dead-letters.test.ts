@@ -6,7 +6,10 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { Actor } from "@/lib/admin/audit";
+import { type Actor, SYSTEM_ACTOR } from "@/lib/admin/audit";
+import { GET as listRoute } from "@/app/api/v1/tenants/[tenant]/receipts/dead/route";
+import { POST as redeliverRoute } from "@/app/api/v1/tenants/[tenant]/receipts/dead/redeliver/route";
+import { createApiToken } from "@/lib/auth/api-tokens";
 import { aStripePayment, aTenant, stripeRequest, type TestTenant } from "@/dev/testing/builders";
 import { silent } from "@/dev/testing/drain";
 import { deliver } from "@/dev/testing/route";
@@ -211,5 +214,69 @@ describe("receipt retries and dead letters", () => {
     expect(() => config()).toThrow(/TALLY_RECEIPT_RETRY_SCHEDULE: "2x" is not a duration/);
     useSchedule("0ms");
     expect(config().TALLY_RECEIPT_RETRY_SCHEDULE).toEqual([0]);
+  });
+});
+
+describe("the redelivery API", () => {
+  type Handler = (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
+  async function tokenFor(t: TestTenant, role: "ops" | "accountant") {
+    const r = await createApiToken({ tenant: t.slug, role }, SYSTEM_ACTOR);
+    if (!r.ok) throw new Error(r.message);
+    return r.value.token;
+  }
+  const call = (handler: Handler, t: TestTenant, token: string, body?: unknown, query = "") =>
+    handler(
+      new Request(`http://tally.test/api/v1/x${query}`, {
+        method: body === undefined ? "GET" : "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }),
+      { params: Promise.resolve({ tenant: t.slug }) },
+    );
+
+  it("lists and previews for ops, redelivers for ops only, and names what is wrong with a request", async () => {
+    useSchedule("0ms");
+    const t = await aTenant();
+    const id = await pay(t, "pi_api_1");
+    await kill([id]);
+    const opsToken = await tokenFor(t, "ops");
+
+    const list = await call(listRoute as Handler, t, opsToken, undefined, "?reference=pi_api_");
+    expect(list.status).toBe(200);
+    expect(await list.json()).toMatchObject({ total: 1, items: [{ id: String(id), reference: "pi_api_1" }] });
+
+    const bad: [unknown, string][] = [
+      [{ reason: "both", ids: [String(id)], filter: {}, expected: 1 }, "ids"],
+      [{ reason: "neither" }, "ids"],
+      [{ reason: "no preview", filter: { reference: "pi_api_" } }, "expected"],
+      [{ reason: "x", ids: [String(id)] }, "reason"],
+      [{ reason: "not an id", ids: ["-1"] }, "ids"],
+    ];
+    for (const [body, field] of bad) {
+      const res = await call(redeliverRoute as Handler, t, opsToken, body);
+      expect(res.status).toBe(400);
+      expect(JSON.stringify(await res.json())).toContain(field);
+    }
+    const accountant = await call(redeliverRoute as Handler, t, await tokenFor(t, "accountant"), {
+      ids: [String(id)],
+      reason: "not my job",
+    });
+    expect(accountant.status).toBe(403);
+
+    const changed = await call(redeliverRoute as Handler, t, opsToken, {
+      filter: { reference: "pi_api_" },
+      expected: 5,
+      reason: "stale preview",
+    });
+    expect(changed.status).toBe(409);
+    expect(((await changed.json()) as { error: { code: string } }).error.code).toBe("preview_changed");
+
+    const ok = await call(redeliverRoute as Handler, t, opsToken, {
+      filter: { reference: "pi_api_" },
+      expected: 1,
+      reason: "receiver back",
+    });
+    expect(ok.status).toBe(202);
+    expect(await ok.json()).toEqual({ redelivered: 1, ids: [String(id)] });
   });
 });

@@ -63,4 +63,13 @@ export const AccountQuery = z.object({
   after: z.preprocess(blank, bigintId.optional()),
 });
 
+/** Dead receipts: by provider, reference prefix and when they died. */
+export const DeadReceiptFilter = z.object({
+  provider: z.preprocess(blank, z.enum(Object.values(Provider) as [string, ...string[]]).optional()),
+  reference: text(200),
+  from: z.preprocess(blank, instant(false).optional()),
+  to: z.preprocess(blank, instant(true).optional()),
+});
+export const DeadReceiptQuery = DeadReceiptFilter.extend({ limit, before: z.preprocess(blank, bigintId.optional()) });
+
 export const EntryQuery = z.object({ limit, before: z.preprocess(blank, bigintId.optional()) });
