@@ -1,5 +1,6 @@
 // Audit log: who did what, when and why, for this tenant (admins may include
 // entries tied to no tenant: sign-ins, admin users). Read-only.
+import { ExportForm } from "@/components/export-form";
 import Link from "next/link";
 import { EmptyState, NoAccess, NothingMatches } from "@/components/states";
 import { listAudit } from "@/lib/admin/audit";
@@ -138,6 +139,8 @@ export default async function AuditPage({
           </Link>
         </nav>
       )}
+      <h2>Export</h2>
+      <ExportForm tenant={slug} kind="audit" what="the audit log" />
     </>
   );
 }

@@ -1,5 +1,6 @@
 // Cases: ours-not-theirs and mismatches found by reconciliation, for accountants
 // to decide with four eyes. Open first; closed ones on request.
+import { ExportForm } from "@/components/export-form";
 import Link from "next/link";
 import { CASE_KIND_LABEL, CASE_STATUS_LABEL } from "@/lib/cases/labels";
 import { formatMoney } from "@/components/money";
@@ -162,6 +163,8 @@ export default async function CasesPage({
           </Link>
         </nav>
       )}
+      <h2>Export</h2>
+      <ExportForm tenant={slug} kind="cases" what="cases" />
     </>
   );
 }

@@ -1,5 +1,6 @@
 // Reconciliation: start a run against a provider's settlement API, upload a
 // settlement report, and the list of runs (scheduled, started by people, failed).
+import { ExportForm } from "@/components/export-form";
 import { RunsTable, type RunPage } from "@/components/recon/runs-table";
 import { StartRunForm } from "@/components/recon/start-run-form";
 import { UploadForm } from "@/components/recon/upload-form";
@@ -58,6 +59,8 @@ export default async function Page({
       )}
       <h2>Runs</h2>
       <RunsTable tenant={slug} before={before.success ? String(before.data) : ""} initial={plain(page) as RunPage} />
+      <h2>Export</h2>
+      <ExportForm tenant={slug} kind="discrepancies" what="discrepancies" />
     </>
   );
 }
