@@ -2,6 +2,8 @@
 // what Stripe never delivered is posted within the hour through the normal path,
 // once however many replicas ask, and a failed check leaves its window to the next.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SYSTEM_ACTOR } from "@/lib/admin/audit";
+import { updateEndpointSettings } from "@/lib/admin/tenants";
 import { prisma } from "@/lib/platform/db";
 import { runDueGapChecks } from "@/lib/recon/gap-check";
 import { generateDay, type Day } from "@/dev/simulator/day";
@@ -27,11 +29,19 @@ async function postingsByReference(): Promise<Map<string, number>> {
   return new Map(rows.map((r) => [r.providerReference ?? "", r._count]));
 }
 
+// Through the admin path, as people set it: the key is stored sealed, and the check must open it.
 async function useApiKey(apiKey: string): Promise<void> {
-  await prisma.providerEndpoint.update({
+  const r = await updateEndpointSettings(
+    tenant.slug,
+    "stripe",
+    { settings: { apiKey, apiBaseUrl: sim.url } },
+    SYSTEM_ACTOR,
+  );
+  if (!r.ok) throw new Error(r.message);
+  const stored = await prisma.providerEndpoint.findUniqueOrThrow({
     where: { tenantId_provider: { tenantId: tenant.id, provider: "stripe" } },
-    data: { settings: { apiKey, apiBaseUrl: sim.url } },
   });
+  expect(String((stored.settings as Record<string, unknown>).apiKey)).not.toContain(apiKey);
 }
 
 beforeAll(async () => {

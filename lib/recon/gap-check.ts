@@ -12,6 +12,7 @@
 // taken under a transaction-scoped advisory lock on (tenant, provider).
 import { config } from "@/lib/platform/config";
 import { prisma } from "@/lib/platform/db";
+import { openSettings } from "@/lib/platform/secrets-at-rest";
 import { RAW_EVENTS_CHANNEL, wake } from "@/lib/pipeline/wake";
 import { settlementSourceFor } from "@/lib/recon/report-formats";
 import type { EndpointContext, Provider, Window } from "@/lib/providers/types";
@@ -116,7 +117,8 @@ export async function runDueGapChecks(now = new Date()): Promise<GapCheckOutcome
   });
   const outcomes: GapCheckOutcome[] = [];
   for (const e of endpoints) {
-    const settings = (e.settings ?? {}) as Record<string, unknown>;
+    // Credentials are stored sealed (secrets at rest): opened here, in the worker's memory only.
+    const settings = openSettings((e.settings ?? {}) as Record<string, unknown>);
     if (!settlementSourceFor(e.provider)?.undelivered || !settings.apiKey) continue;
     const started = await startIfDue(e.tenantId, e.provider, now, interval, config().TALLY_GAP_CHECK_LOOKBACK_MS);
     if (!started) continue;
