@@ -77,6 +77,7 @@ const STATUS_BY_REASON: Record<Reason, number> = {
   nothing_to_correct: 409,
   nothing_to_do: 409,
   preview_changed: 409,
+  too_many: 422,
   in_flight: 409,
   already_ran: 409,
   too_large: 413,

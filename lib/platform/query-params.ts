@@ -72,4 +72,13 @@ export const DeadReceiptFilter = z.object({
 });
 export const DeadReceiptQuery = DeadReceiptFilter.extend({ limit, before: z.preprocess(blank, bigintId.optional()) });
 
+/** Bulk reprocessing: which failed or ignored events, by provider, reference prefix and when received. */
+export const BulkReprocessFilter = z.object({
+  status: z.enum(["FAILED", "IGNORED"]),
+  provider: z.preprocess(blank, z.enum(Object.values(Provider) as [string, ...string[]]).optional()),
+  reference: text(200),
+  from: z.preprocess(blank, instant(false).optional()),
+  to: z.preprocess(blank, instant(true).optional()),
+});
+
 export const EntryQuery = z.object({ limit, before: z.preprocess(blank, bigintId.optional()) });

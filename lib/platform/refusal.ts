@@ -43,6 +43,7 @@ export type Reason =
   | "in_flight"
   | "already_ran"
   | "preview_changed"
+  | "too_many"
   // Settlement reports.
   | "too_large"
   | "malformed_report"
