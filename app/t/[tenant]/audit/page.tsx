@@ -6,6 +6,7 @@ import { listAudit } from "@/lib/admin/audit";
 import { requirePage } from "@/lib/auth/page-access";
 import { AuditQuery } from "@/lib/platform/query-params";
 import { TableScroll } from "@/components/table-scroll";
+import { TableHead } from "@/components/table-head";
 
 export const dynamic = "force-dynamic";
 
@@ -96,16 +97,7 @@ export default async function AuditPage({
       {page && page.entries.length > 0 && (
         <TableScroll label="Audit entries">
           <table className="table">
-            <thead>
-              <tr>
-                <th scope="col">When (UTC)</th>
-                <th scope="col">Who</th>
-                <th scope="col">What</th>
-                <th scope="col">Subject</th>
-                <th scope="col">Why</th>
-                <th scope="col">Details</th>
-              </tr>
-            </thead>
+            <TableHead columns={["When (UTC)", "Who", "What", "Subject", "Why", "Details"]} />
             <tbody>
               {page.entries.map((a) => (
                 <tr key={a.id.toString()}>

@@ -7,6 +7,7 @@ import { listAccounts } from "@/lib/ledger/accounts";
 import { requirePage } from "@/lib/auth/page-access";
 import { AccountQuery } from "@/lib/platform/query-params";
 import { TableScroll } from "@/components/table-scroll";
+import { num, TableHead } from "@/components/table-head";
 
 export const dynamic = "force-dynamic";
 
@@ -84,16 +85,7 @@ export default async function LedgerPage({
       {page && page.accounts.length > 0 && (
         <TableScroll label="Accounts">
           <table className="table">
-            <thead>
-              <tr>
-                <th scope="col">Account</th>
-                <th scope="col">Kind</th>
-                <th scope="col">Name</th>
-                <th scope="col" className="num">
-                  Balance
-                </th>
-              </tr>
-            </thead>
+            <TableHead columns={["Account", "Kind", "Name", num("Balance")]} />
             <tbody>
               {page.accounts.map((a) => (
                 <tr key={a.id.toString()}>

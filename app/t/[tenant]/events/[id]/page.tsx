@@ -12,6 +12,7 @@ import { shownDelivery } from "@/lib/views/event-signatures";
 import { getEvent, type EventDetail } from "@/lib/views/events";
 import { bigintId } from "@/lib/platform/query-params";
 import { TableScroll } from "@/components/table-scroll";
+import { num, TableHead } from "@/components/table-head";
 
 export const dynamic = "force-dynamic";
 
@@ -163,17 +164,7 @@ export default async function EventPage({ params }: { params: Promise<{ tenant: 
             </h3>
             <TableScroll label={`Posting ${p.id} legs`}>
               <table className="table">
-                <thead>
-                  <tr>
-                    <th scope="col">Account</th>
-                    <th scope="col" className="num">
-                      Debit
-                    </th>
-                    <th scope="col" className="num">
-                      Credit
-                    </th>
-                  </tr>
-                </thead>
+                <TableHead columns={["Account", num("Debit"), num("Credit")]} />
                 <tbody>
                   {p.entries.map((en) => (
                     <tr key={en.id.toString()}>
@@ -242,12 +233,7 @@ export default async function EventPage({ params }: { params: Promise<{ tenant: 
       <h2>Headers</h2>
       <TableScroll label="Headers">
         <table className="table headers">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Value</th>
-            </tr>
-          </thead>
+          <TableHead columns={["Name", "Value"]} />
           <tbody>
             {Object.entries(shown.headers).map(([k, v]) => (
               <tr key={k}>

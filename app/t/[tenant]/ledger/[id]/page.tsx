@@ -7,6 +7,7 @@ import { getAccount, listEntries } from "@/lib/ledger/accounts";
 import { requirePage } from "@/lib/auth/page-access";
 import { bigintId } from "@/lib/platform/query-params";
 import { TableScroll } from "@/components/table-scroll";
+import { num, TableHead } from "@/components/table-head";
 
 export const dynamic = "force-dynamic";
 
@@ -53,20 +54,7 @@ export default async function AccountPage({
       ) : (
         <TableScroll label="Entries">
           <table className="table">
-            <thead>
-              <tr>
-                <th scope="col">Entry</th>
-                <th scope="col">Occurred</th>
-                <th scope="col">Posting</th>
-                <th scope="col">Reference</th>
-                <th scope="col" className="num">
-                  Debit
-                </th>
-                <th scope="col" className="num">
-                  Credit
-                </th>
-              </tr>
-            </thead>
+            <TableHead columns={["Entry", "Occurred", "Posting", "Reference", num("Debit"), num("Credit")]} />
             <tbody>
               {page.entries.map((en) => (
                 <tr key={en.id.toString()}>

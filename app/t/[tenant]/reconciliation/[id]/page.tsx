@@ -12,6 +12,7 @@ import type { DiscrepancyBucket } from "@/lib/generated/prisma/enums";
 import { bigintId } from "@/lib/platform/query-params";
 import { getRun } from "@/lib/recon/runs";
 import { TableScroll } from "@/components/table-scroll";
+import { num, TableHead } from "@/components/table-head";
 
 export const dynamic = "force-dynamic";
 
@@ -158,21 +159,17 @@ export default async function RunPage({ params }: { params: Promise<{ tenant: st
           ) : (
             <TableScroll label={`${BUCKET[b.bucket].title}, scrolls sideways`}>
               <table className="table">
-                <thead>
-                  <tr>
-                    <th scope="col">Reference</th>
-                    <th scope="col">Day</th>
-                    <th scope="col" className="num">
-                      Theirs
-                    </th>
-                    <th scope="col" className="num">
-                      Ours
-                    </th>
-                    <th scope="col">State</th>
-                    <th scope="col">Note</th>
-                    {b.bucket !== "THEIRS_NOT_OURS" && <th scope="col">Case</th>}
-                  </tr>
-                </thead>
+                <TableHead
+                  columns={[
+                    "Reference",
+                    "Day",
+                    num("Theirs"),
+                    num("Ours"),
+                    "State",
+                    "Note",
+                    ...(b.bucket !== "THEIRS_NOT_OURS" ? ["Case"] : []),
+                  ]}
+                />
                 <tbody>
                   {b.items.map((d) => (
                     <tr key={d.id.toString()}>
