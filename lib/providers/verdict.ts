@@ -47,3 +47,16 @@ export function matchAnySecret(
   if (secrets.some((secret) => verifies(rawBody, secret))) return { ok: true, deliveryId };
   return refuse("no_signature_matched", message, explainMismatch({ rawBody, secrets, verifies, ...probe }));
 }
+
+/** The three steps in the order the timestamped schemes (Stripe, Standard Webhooks) take them: the time first. */
+export function judgeTimestamped(
+  input: VerifyInput,
+  signed: { what: string; timestamp: number; verifies: Verifies; deliveryId: string | null },
+  message: string,
+  probe: Omit<MismatchProbe, "rawBody" | "secrets" | "verifies">,
+): VerifyResult {
+  const stale = refuseSkew(signed.what, signed.timestamp, input, signed.verifies);
+  if (stale) return stale;
+  if (input.secrets.length === 0) return noActiveSecret("signing secret");
+  return matchAnySecret(input, signed.verifies, signed.deliveryId, message, probe);
+}

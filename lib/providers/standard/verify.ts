@@ -3,7 +3,7 @@
 // keyed with the base64-decoded secret after "whsec_"; "v1,<sig>" list, space-separated.
 import { explainMissingHeader, refuse } from "@/lib/providers/explain";
 import { decodeBase64, hmac, safeEqual } from "@/lib/providers/signature";
-import { matchAnySecret, noActiveSecret, refuseSkew } from "@/lib/providers/verdict";
+import { judgeTimestamped } from "@/lib/providers/verdict";
 import type { VerifyInput, VerifyResult } from "@/lib/providers/types";
 
 export const STANDARD_HEADERS = [
@@ -57,13 +57,9 @@ export function verifyStandard(input: VerifyInput): VerifyResult {
     const expected = hmac("sha256", key, `${id}.${timestampText}.`, body);
     return signatures.some((sig) => safeEqual(sig, expected));
   };
-  const stale = refuseSkew("webhook-timestamp", Number(timestampText), input, verifies);
-  if (stale) return stale;
-  if (input.secrets.length === 0) return noActiveSecret("signing secret");
-  return matchAnySecret(
+  return judgeTimestamped(
     input,
-    verifies,
-    id,
+    { what: "webhook-timestamp", timestamp: Number(timestampText), verifies, deliveryId: id },
     "No webhook-signature v1 signature matched an active secret for this endpoint",
     {
       wrongKind: (secret) =>

@@ -2,7 +2,7 @@
 // keyed with the whole whsec_ string. Any v1 may match any active secret.
 import { explainMissingHeader, peekJson, refuse } from "@/lib/providers/explain";
 import { hmac, safeEqual, decodeHex } from "@/lib/providers/signature";
-import { matchAnySecret, noActiveSecret, refuseSkew } from "@/lib/providers/verdict";
+import { judgeTimestamped } from "@/lib/providers/verdict";
 import type { VerifyInput, VerifyResult } from "@/lib/providers/types";
 
 export const STRIPE_SIGNATURE_HEADER = "stripe-signature";
@@ -34,13 +34,9 @@ export function verifyStripe(input: VerifyInput): VerifyResult {
     const expected = hmac("sha256", secret, prefix, body);
     return signatures.some((sig) => safeEqual(sig, expected));
   };
-  const stale = refuseSkew("Stripe-Signature timestamp", timestamp, input, verifies);
-  if (stale) return stale;
-  if (input.secrets.length === 0) return noActiveSecret("signing secret");
-  return matchAnySecret(
+  return judgeTimestamped(
     input,
-    verifies,
-    null,
+    { what: "Stripe-Signature timestamp", timestamp, verifies, deliveryId: null },
     "No Stripe-Signature v1 signature matched an active secret for this endpoint",
     {
       secretName: "signing secret",
