@@ -3,20 +3,17 @@
 // propose (with the exact correction shown first), approve or reject, history.
 import Link from "next/link";
 import { CASE_STATUS_LABEL, reasonCodeLabel } from "@/lib/cases/labels";
-import { notFound } from "next/navigation";
 import { CaseDecision, type DecisionProps, type PendingProposal } from "@/components/cases/case-decision";
 import { ConflictEvidence } from "@/components/cases/conflict-evidence";
 import { PlanTable, type PlanLeg } from "@/components/cases/plan-table";
 import { resolutionLabel } from "@/components/cases/resolution-label";
 import { utc } from "@/components/format";
 import { formatMoney } from "@/components/money";
-import { NoAccess } from "@/components/states";
-import { requirePage } from "@/lib/auth/page-access";
 import { mayDo } from "@/lib/auth/roles";
 import { getCase, type CaseDetail } from "@/lib/cases/cases";
 import { conflictStake, discrepancyStake } from "@/lib/cases/stake";
 import { plain } from "@/lib/platform/http";
-import { bigintId } from "@/lib/platform/query-params";
+import { type DetailParams, openDetail } from "@/app/t/[tenant]/open-detail";
 
 export const dynamic = "force-dynamic";
 
@@ -24,13 +21,10 @@ const STATUS: Record<string, string> = CASE_STATUS_LABEL;
 const money = (amount: bigint | null, currency: string | null) =>
   amount === null || !currency ? "—" : formatMoney(amount, currency.trim());
 
-export default async function CasePage({ params }: { params: Promise<{ tenant: string; id: string }> }) {
-  const { tenant: slug, id } = await params;
-  const { principal, tenant, allowed } = await requirePage(slug, "cases", `/${id}`);
-  if (!allowed) return <NoAccess role={principal.role} section="Cases" />;
-  const caseId = bigintId.safeParse(id);
-  const detail = caseId.success ? await getCase(tenant.id, caseId.data) : null;
-  if (!detail) notFound();
+export default async function CasePage({ params }: { params: DetailParams }) {
+  const open = await openDetail(params, "cases", "Cases", getCase);
+  if (!open.ok) return open.page;
+  const { principal, slug, detail } = open.opened;
   const c = detail.case;
   if (detail.conflict)
     return <ConflictCasePage slug={slug} detail={detail} conflict={detail.conflict} principal={principal} />;

@@ -1,13 +1,11 @@
 // One account: balances and its ledger entries, newest first, each with its posting.
 import Link from "next/link";
-import { notFound } from "next/navigation";
 import { displayBalance, formatMoney } from "@/components/money";
-import { NoAccess } from "@/components/states";
 import { getAccount, listEntries } from "@/lib/ledger/accounts";
-import { requirePage } from "@/lib/auth/page-access";
 import { bigintId } from "@/lib/platform/query-params";
 import { TableScroll } from "@/components/table-scroll";
 import { num, TableHead } from "@/components/table-head";
+import { type DetailParams, openDetail } from "@/app/t/[tenant]/open-detail";
 
 export const dynamic = "force-dynamic";
 
@@ -15,15 +13,12 @@ export default async function AccountPage({
   params,
   searchParams,
 }: {
-  params: Promise<{ tenant: string; id: string }>;
+  params: DetailParams;
   searchParams: Promise<{ before?: string }>;
 }) {
-  const { tenant: slug, id } = await params;
-  const { principal, tenant, allowed } = await requirePage(slug, "ledger", `/${id}`);
-  if (!allowed) return <NoAccess role={principal.role} section="Ledger" />;
-  const accountId = bigintId.safeParse(id);
-  const account = accountId.success ? await getAccount(tenant.id, accountId.data) : null;
-  if (!account) notFound();
+  const open = await openDetail(params, "ledger", "Ledger", getAccount);
+  if (!open.ok) return open.page;
+  const { slug, id, detail: account } = open.opened;
   const before = bigintId.safeParse((await searchParams).before ?? "");
   const page = await listEntries(account.id, { beforeId: before.success ? before.data : undefined });
   return (
