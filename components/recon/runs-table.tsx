@@ -7,6 +7,7 @@ import { api } from "@/components/api-client";
 import { duration, utc } from "@/components/format";
 import { TableScroll } from "@/components/table-scroll";
 import { num, TableHead } from "@/components/table-head";
+import { NextPage } from "@/components/pager";
 
 export type RunRow = {
   id: string;
@@ -129,9 +130,7 @@ export function RunsTable({ tenant, before, initial }: { tenant: string; before:
         </TableScroll>
       )}
       {data.nextBefore && (
-        <nav aria-label="Pages" className="pager">
-          <Link href={`/t/${tenant}/reconciliation?before=${data.nextBefore}`}>Older runs →</Link>
-        </nav>
+        <NextPage href={`/t/${tenant}/reconciliation?before=${data.nextBefore}`}>Older runs →</NextPage>
       )}
     </>
   );

@@ -1,12 +1,12 @@
 // Audit log: who did what, when and why, for this tenant (admins may include
 // entries tied to no tenant: sign-ins, admin users). Read-only.
-import Link from "next/link";
 import { EmptyState, NoAccess, NothingMatches } from "@/components/states";
 import { listAudit } from "@/lib/admin/audit";
 import { requirePage } from "@/lib/auth/page-access";
 import { AuditQuery } from "@/lib/platform/query-params";
 import { TableScroll } from "@/components/table-scroll";
 import { TableHead } from "@/components/table-head";
+import { NextPage } from "@/components/pager";
 
 export const dynamic = "force-dynamic";
 
@@ -122,13 +122,11 @@ export default async function AuditPage({
         </TableScroll>
       )}
       {page?.nextBefore && (
-        <nav aria-label="Pages" className="pager">
-          <Link
-            href={`/t/${slug}/audit?${new URLSearchParams({ ...Object.fromEntries(keep), before: page.nextBefore.toString() })}`}
-          >
-            Older →
-          </Link>
-        </nav>
+        <NextPage
+          href={`/t/${slug}/audit?${new URLSearchParams({ ...Object.fromEntries(keep), before: page.nextBefore.toString() })}`}
+        >
+          Older →
+        </NextPage>
       )}
     </>
   );

@@ -9,6 +9,7 @@ import { listCases } from "@/lib/cases/cases";
 import { bigintId } from "@/lib/platform/query-params";
 import { TableScroll } from "@/components/table-scroll";
 import { num, TableHead } from "@/components/table-head";
+import { NextPage } from "@/components/pager";
 
 export const dynamic = "force-dynamic";
 
@@ -142,13 +143,11 @@ export default async function CasesPage({
         </TableScroll>
       )}
       {page.nextBefore && (
-        <nav aria-label="Pages" className="pager">
-          <Link
-            href={`/t/${slug}/cases?${new URLSearchParams({ state, ...(kind && { kind }), before: page.nextBefore.toString() })}`}
-          >
-            Older cases →
-          </Link>
-        </nav>
+        <NextPage
+          href={`/t/${slug}/cases?${new URLSearchParams({ state, ...(kind && { kind }), before: page.nextBefore.toString() })}`}
+        >
+          Older cases →
+        </NextPage>
       )}
     </>
   );

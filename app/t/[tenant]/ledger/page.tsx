@@ -8,6 +8,7 @@ import { requirePage } from "@/lib/auth/page-access";
 import { AccountQuery } from "@/lib/platform/query-params";
 import { TableScroll } from "@/components/table-scroll";
 import { num, TableHead } from "@/components/table-head";
+import { NextPage } from "@/components/pager";
 
 export const dynamic = "force-dynamic";
 
@@ -108,13 +109,11 @@ export default async function LedgerPage({
         </TableScroll>
       )}
       {page?.nextAfter && (
-        <nav aria-label="Pages" className="pager">
-          <Link
-            href={`/t/${slug}/ledger?${new URLSearchParams({ ...(raw.code && { code: raw.code }), ...(raw.kind && { kind: raw.kind }), after: page.nextAfter.toString() })}`}
-          >
-            More accounts →
-          </Link>
-        </nav>
+        <NextPage
+          href={`/t/${slug}/ledger?${new URLSearchParams({ ...(raw.code && { code: raw.code }), ...(raw.kind && { kind: raw.kind }), after: page.nextAfter.toString() })}`}
+        >
+          More accounts →
+        </NextPage>
       )}
     </>
   );

@@ -6,6 +6,7 @@ import { bigintId } from "@/lib/platform/query-params";
 import { TableScroll } from "@/components/table-scroll";
 import { num, TableHead } from "@/components/table-head";
 import { type DetailParams, openDetail } from "@/app/t/[tenant]/open-detail";
+import { NextPage } from "@/components/pager";
 
 export const dynamic = "force-dynamic";
 
@@ -80,9 +81,7 @@ export default async function AccountPage({
         </TableScroll>
       )}
       {page.nextBefore && (
-        <nav aria-label="Pages" className="pager">
-          <Link href={`/t/${slug}/ledger/${id}?before=${page.nextBefore}`}>Older entries →</Link>
-        </nav>
+        <NextPage href={`/t/${slug}/ledger/${id}?before=${page.nextBefore}`}>Older entries →</NextPage>
       )}
     </>
   );
