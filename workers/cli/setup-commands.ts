@@ -13,6 +13,9 @@ const positiveInt = (name: string, v: unknown) => {
   if (!Number.isInteger(n) || n < 0) throw new UsageError(`--${name} must be a whole number, got "${v}"`);
   return n;
 };
+/** A whole-number flag that may be left out (then the domain keeps its default). */
+const optionalInt = (a: Record<string, unknown>, name: string) =>
+  a[name] !== undefined ? positiveInt(name, a[name]) : undefined;
 
 export const setupCommands: Command[] = [
   {
@@ -78,10 +81,7 @@ export const setupCommands: Command[] = [
             label: a.label as string | undefined,
             overlapSeconds:
               a["overlap-hours"] !== undefined ? positiveInt("overlap-hours", a["overlap-hours"]) * 3600 : undefined,
-            toleranceSeconds:
-              a["tolerance-seconds"] !== undefined
-                ? positiveInt("tolerance-seconds", a["tolerance-seconds"])
-                : undefined,
+            toleranceSeconds: optionalInt(a, "tolerance-seconds"),
           },
           cliActor(),
         ),
@@ -124,10 +124,7 @@ export const setupCommands: Command[] = [
           {
             settings,
             enabled: a.enable ? true : a.disable ? false : undefined,
-            toleranceSeconds:
-              a["tolerance-seconds"] !== undefined
-                ? positiveInt("tolerance-seconds", a["tolerance-seconds"])
-                : undefined,
+            toleranceSeconds: optionalInt(a, "tolerance-seconds"),
           },
           cliActor(),
         ),
