@@ -2,6 +2,7 @@
 // posting, the provider's settlement line or its absence), then the decision:
 // propose (with the exact correction shown first), approve or reject, history.
 import Link from "next/link";
+import type { ReactNode } from "react";
 import { CASE_STATUS_LABEL, reasonCodeLabel } from "@/lib/cases/labels";
 import { CaseDecision, type DecisionProps, type PendingProposal } from "@/components/cases/case-decision";
 import { ConflictEvidence } from "@/components/cases/conflict-evidence";
@@ -50,23 +51,17 @@ export default async function CasePage({ params }: { params: DetailParams }) {
   const theirFields = detail.theirs && header ? detail.theirs.line.split(",") : null;
   return (
     <>
-      <p>
-        <Link href={`/t/${slug}/cases`}>← Cases</Link>
-      </p>
-      <h1>
-        Case #{c.id.toString()} <span className="badge badge-muted">{STATUS[c.status]}</span>
-      </h1>
-      <dl className="facts">
-        <dt>Kind</dt>
-        <dd>
-          {c.kind === "OURS_NOT_THEIRS"
+      <CaseFacts
+        slug={slug}
+        c={c}
+        kind={
+          c.kind === "OURS_NOT_THEIRS"
             ? "Ours, not theirs: we posted it, the provider has no record of it"
-            : "Mismatch: both sides have it, with different amounts or currencies"}
-        </dd>
-        <dt>Reference</dt>
-        <dd className="mono">
-          {d.provider} · {d.reference}
-        </dd>
+            : "Mismatch: both sides have it, with different amounts or currencies"
+        }
+        provider={d.provider}
+        reference={d.reference}
+      >
         <dt>Day</dt>
         <dd>
           {d.day.toISOString().slice(0, 10)}
@@ -94,7 +89,7 @@ export default async function CasePage({ params }: { params: DetailParams }) {
             <dd>{c.resolution}</dd>
           </>
         )}
-      </dl>
+      </CaseFacts>
 
       <h2>Evidence</h2>
       <div className="evidence">
@@ -260,23 +255,17 @@ function ConflictCasePage({
   const stake = largest.amount > 0n ? { amount: largest.amount.toString(), currency: largest.currency } : null;
   return (
     <>
-      <p>
-        <Link href={`/t/${slug}/cases`}>← Cases</Link>
-      </p>
-      <h1>
-        Case #{c.id.toString()} <span className="badge badge-muted">{STATUS[c.status]}</span>
-      </h1>
-      <dl className="facts">
-        <dt>Kind</dt>
-        <dd>
-          {conflict.kind === "OVER_REFUND"
+      <CaseFacts
+        slug={slug}
+        c={c}
+        kind={
+          conflict.kind === "OVER_REFUND"
             ? "Conflict: refunds would exceed their payment"
-            : "Conflict: a delivery disagrees with the claimed movement"}
-        </dd>
-        <dt>Reference</dt>
-        <dd className="mono">
-          {conflict.provider} · {conflict.reference}
-        </dd>
+            : "Conflict: a delivery disagrees with the claimed movement"
+        }
+        provider={conflict.provider}
+        reference={conflict.reference}
+      >
         <dt>Detected</dt>
         <dd>{utc(conflict.detectedAt)} UTC</dd>
         {c.resolution && (
@@ -285,7 +274,7 @@ function ConflictCasePage({
             <dd>{c.resolution}</dd>
           </>
         )}
-      </dl>
+      </CaseFacts>
       <ConflictEvidence
         tenant={slug}
         kind={conflict.kind}
@@ -307,6 +296,43 @@ function ConflictCasePage({
         secondApprovalAbove={detail.secondApprovalAbove.toString()}
         stake={stake}
       />
+    </>
+  );
+}
+
+/** How every case page opens, reconciliation or conflict: the way back, the case and its state, what and whose it is. */
+function CaseFacts({
+  slug,
+  c,
+  kind,
+  provider,
+  reference,
+  children,
+}: {
+  slug: string;
+  c: { id: bigint; status: string };
+  kind: string;
+  provider: string;
+  reference: string;
+  children: ReactNode;
+}) {
+  return (
+    <>
+      <p>
+        <Link href={`/t/${slug}/cases`}>← Cases</Link>
+      </p>
+      <h1>
+        Case #{c.id.toString()} <span className="badge badge-muted">{STATUS[c.status]}</span>
+      </h1>
+      <dl className="facts">
+        <dt>Kind</dt>
+        <dd>{kind}</dd>
+        <dt>Reference</dt>
+        <dd className="mono">
+          {provider} · {reference}
+        </dd>
+        {children}
+      </dl>
     </>
   );
 }
