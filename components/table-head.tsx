@@ -18,17 +18,19 @@ export function TableHead({ columns }: { columns: Column[] }) {
   return (
     <thead>
       <tr>
-        {columns.map((c, i) =>
-          isNum(c) ? (
-            <th key={i} scope="col" className="num">
+        {columns.map((c, i) => {
+          // A header's columns are fixed for the render and never reorder: the position is the column's identity.
+          const key = `col-${i}`;
+          return isNum(c) ? (
+            <th key={key} scope="col" className="num">
               {c.num}
             </th>
           ) : (
-            <th key={i} scope="col">
+            <th key={key} scope="col">
               {c}
             </th>
-          ),
-        )}
+          );
+        })}
       </tr>
     </thead>
   );
