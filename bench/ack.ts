@@ -6,8 +6,8 @@ import pg from "pg";
 import Stripe from "stripe";
 import { aStripePayment } from "@/dev/testing/builders";
 import {
-  benchDatabase,
-  ensureBuilt,
+  runBench,
+  type BenchDatabase,
   startNextFloor,
   fmt,
   freePort,
@@ -93,88 +93,76 @@ export async function startBareBaseline(dbUrl: string, tenantId: string) {
   return { ...proc, base: `http://127.0.0.1:${port}` };
 }
 
-async function main() {
-  ensureBuilt();
-  const db = await benchDatabase();
-  try {
-    const url = await db.create("tally_bench_ack");
-    const tenantId = await setupTenant(url);
-    console.log(
-      `signed Stripe webhooks, ${CONCURRENCY} concurrent connections, ${SECONDS} s per target after a ${WARMUP_SECONDS} s warm-up (wrk)\n`,
-    );
+async function main(db: BenchDatabase) {
+  const url = await db.create("tally_bench_ack");
+  const tenantId = await setupTenant(url);
+  console.log(
+    `signed Stripe webhooks, ${CONCURRENCY} concurrent connections, ${SECONDS} s per target after a ${WARMUP_SECONDS} s warm-up (wrk)\n`,
+  );
 
-    const path = "/api/webhooks/bench/stripe";
-    const bare = await startBareBaseline(url, tenantId);
-    const baseline = await measureAck("baseline: node:http + pg INSERT", bare.base + path, url);
-    await bare.stop();
+  const path = "/api/webhooks/bench/stripe";
+  const bare = await startBareBaseline(url, tenantId);
+  const baseline = await measureAck("baseline: node:http + pg INSERT", bare.base + path, url);
+  await bare.stop();
 
-    const floorApp = await startNextFloor();
-    const floor = await measureAck("reference: Next.js route, no work", `${floorApp.base}/api/ack`, null);
-    await floorApp.stop();
+  const floorApp = await startNextFloor();
+  const floor = await measureAck("reference: Next.js route, no work", `${floorApp.base}/api/ack`, null);
+  await floorApp.stop();
 
-    const app = await startWebApp(url);
-    const tally = await measureAck("tally: next start, verify + INSERT", app.base + path, url);
-    const tallyLight = await measureAck("tally: next start, verify + INSERT", app.base + path, url, 4);
+  const app = await startWebApp(url);
+  const tally = await measureAck("tally: next start, verify + INSERT", app.base + path, url);
+  const tallyLight = await measureAck("tally: next start, verify + INSERT", app.base + path, url, 4);
 
-    // The acknowledgement must not care how slow the work is: a worker that takes
-    // 2 s per event (fault hook) and has a backlog to chew on runs beside it.
-    const slowWorker = startProcess(
-      process.execPath,
-      ["--import", "tsx", "workers/worker.ts"],
-      {
-        DATABASE_URL: url,
-        TALLY_FAULT_WORKER_DELAY_MS: "2000",
-        TALLY_RECEIPTS_FILE: "/dev/null",
-        TALLY_RECON_SCHEDULE: "off",
-      },
-      "slow-worker",
-    );
-    const busyLight = await measureAck("tally, worker busy + 2 s delay", app.base + path, url, 4);
-    const busy = await measureAck("tally, worker busy + 2 s delay", app.base + path, url);
-    const counter = new pg.Client({ connectionString: url });
-    await counter.connect();
-    const posted = Number(
-      (await counter.query("SELECT count(*) FROM processed_events WHERE status = 'DONE'")).rows[0].count,
-    );
-    await counter.end();
-    await slowWorker.stop();
-    await app.stop();
-    console.log(`  (the delayed worker posted ${posted} events meanwhile)`);
+  // The acknowledgement must not care how slow the work is: a worker that takes
+  // 2 s per event (fault hook) and has a backlog to chew on runs beside it.
+  const slowWorker = startProcess(
+    process.execPath,
+    ["--import", "tsx", "workers/worker.ts"],
+    {
+      DATABASE_URL: url,
+      TALLY_FAULT_WORKER_DELAY_MS: "2000",
+      TALLY_RECEIPTS_FILE: "/dev/null",
+      TALLY_RECON_SCHEDULE: "off",
+    },
+    "slow-worker",
+  );
+  const busyLight = await measureAck("tally, worker busy + 2 s delay", app.base + path, url, 4);
+  const busy = await measureAck("tally, worker busy + 2 s delay", app.base + path, url);
+  const counter = new pg.Client({ connectionString: url });
+  await counter.connect();
+  const posted = Number(
+    (await counter.query("SELECT count(*) FROM processed_events WHERE status = 'DONE'")).rows[0].count,
+  );
+  await counter.end();
+  await slowWorker.stop();
+  await app.stop();
+  console.log(`  (the delayed worker posted ${posted} events meanwhile)`);
 
-    const ratio = tally.throughput / baseline.throughput;
-    const verdicts = {
-      atLeast2000Requests: tally.requests >= MIN_REQUESTS,
-      p99Under50ms: tally.p99 < 50,
-      throughputAtLeastHalfOfBaseline: ratio >= 0.5,
-      everyAckStored:
-        everyAckStored(tally) && everyAckStored(tallyLight) && everyAckStored(busy) && everyAckStored(busyLight),
-      ackUnder50msWithSlowWorkerAtC4: busyLight.p99 < 50,
-    };
-    console.log(
-      `\nthroughput: tally/baseline ${fmt(ratio, 2)}x, tally/Next.js floor ${fmt(tally.throughput / floor.throughput, 2)}x, floor/baseline ${fmt(floor.throughput / baseline.throughput, 2)}x`,
-    );
-    console.log(
-      `p99 at c=${CONCURRENCY}: tally/baseline ${fmt(tally.p99 / baseline.p99, 2)}x, tally/floor ${fmt(tally.p99 / floor.p99, 2)}x; p99 at c=4: ${fmt(tallyLight.p99)} ms`,
-    );
-    console.log(
-      `with the worker busy and delayed 2 s per event: p99 at c=4 ${fmt(busyLight.p99)} ms (${fmt(busyLight.p99 / tallyLight.p99, 2)}x idle), at c=${CONCURRENCY} ${fmt(busy.p99)} ms (${fmt(busy.p99 / tally.p99, 2)}x idle)`,
-    );
-    for (const [name, ok] of Object.entries(verdicts)) console.log(`  ${ok ? "PASS" : "FAIL"}  ${name}`);
-    console.log(
-      `saved ${saveResult("ack", { concurrency: CONCURRENCY, seconds: SECONDS, baseline, floor, tally, tallyAtConcurrency4: tallyLight, withSlowWorker: busy, withSlowWorkerAtConcurrency4: busyLight, ratio, verdicts })}`,
-    );
-    if (!Object.values(verdicts).every(Boolean)) process.exitCode = 1;
-  } finally {
-    await db.stop();
-  }
+  const ratio = tally.throughput / baseline.throughput;
+  const verdicts = {
+    atLeast2000Requests: tally.requests >= MIN_REQUESTS,
+    p99Under50ms: tally.p99 < 50,
+    throughputAtLeastHalfOfBaseline: ratio >= 0.5,
+    everyAckStored:
+      everyAckStored(tally) && everyAckStored(tallyLight) && everyAckStored(busy) && everyAckStored(busyLight),
+    ackUnder50msWithSlowWorkerAtC4: busyLight.p99 < 50,
+  };
+  console.log(
+    `\nthroughput: tally/baseline ${fmt(ratio, 2)}x, tally/Next.js floor ${fmt(tally.throughput / floor.throughput, 2)}x, floor/baseline ${fmt(floor.throughput / baseline.throughput, 2)}x`,
+  );
+  console.log(
+    `p99 at c=${CONCURRENCY}: tally/baseline ${fmt(tally.p99 / baseline.p99, 2)}x, tally/floor ${fmt(tally.p99 / floor.p99, 2)}x; p99 at c=4: ${fmt(tallyLight.p99)} ms`,
+  );
+  console.log(
+    `with the worker busy and delayed 2 s per event: p99 at c=4 ${fmt(busyLight.p99)} ms (${fmt(busyLight.p99 / tallyLight.p99, 2)}x idle), at c=${CONCURRENCY} ${fmt(busy.p99)} ms (${fmt(busy.p99 / tally.p99, 2)}x idle)`,
+  );
+  for (const [name, ok] of Object.entries(verdicts)) console.log(`  ${ok ? "PASS" : "FAIL"}  ${name}`);
+  console.log(
+    `saved ${saveResult("ack", { concurrency: CONCURRENCY, seconds: SECONDS, baseline, floor, tally, tallyAtConcurrency4: tallyLight, withSlowWorker: busy, withSlowWorkerAtConcurrency4: busyLight, ratio, verdicts })}`,
+  );
+  if (!Object.values(verdicts).every(Boolean)) process.exitCode = 1;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  main().then(
-    () => process.exit(process.exitCode ?? 0),
-    (e) => {
-      console.error(e);
-      process.exit(1);
-    },
-  );
+  runBench(main, { build: true });
 }

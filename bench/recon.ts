@@ -10,7 +10,7 @@ import { pipeline } from "node:stream/promises";
 import pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import { SYSTEM_ACTOR } from "@/lib/admin/audit";
-import { benchDatabase, fmt, saveResult } from "@/bench/support";
+import { runBench, type BenchDatabase, fmt, saveResult } from "@/bench/support";
 
 const ROWS = Number(process.env.RECON_ROWS ?? 1_000_000);
 const DAY_START = Date.UTC(2026, 10, 1);
@@ -128,80 +128,69 @@ async function baseline(url: string, tenantId: string, file: string) {
   return { seconds: (performance.now() - started) / 1000, theirsNotOurs, oursNotTheirs, mismatched };
 }
 
-async function main() {
-  const db = await benchDatabase();
+async function main(db: BenchDatabase) {
   const dir = mkdtempSync(path.join(os.tmpdir(), "tally-bench-recon-"));
-  try {
-    const url = await db.create("tally_bench_recon");
-    process.env.DATABASE_URL = url;
-    const tenantId = await seedLedger(url);
-    const file = path.join(dir, "itemized.csv");
-    await writeReport(file);
-    const expected = {
-      theirsNotOurs: Math.floor((ROWS - 1) / 10_000) + 1,
-      oursNotTheirs: Math.floor((ROWS - 3) / 10_000) + 1,
-      mismatched: Math.floor((ROWS - 2) / 10_000) + 1,
-    };
-    console.log(
-      `report: ${ROWS.toLocaleString()} lines, ${fmt(statSync(file).size / 2 ** 20)} MiB; expected ${JSON.stringify(expected)}\n`,
-    );
+  const url = await db.create("tally_bench_recon");
+  process.env.DATABASE_URL = url;
+  const tenantId = await seedLedger(url);
+  const file = path.join(dir, "itemized.csv");
+  await writeReport(file);
+  const expected = {
+    theirsNotOurs: Math.floor((ROWS - 1) / 10_000) + 1,
+    oursNotTheirs: Math.floor((ROWS - 3) / 10_000) + 1,
+    mismatched: Math.floor((ROWS - 2) / 10_000) + 1,
+  };
+  console.log(
+    `report: ${ROWS.toLocaleString()} lines, ${fmt(statSync(file).size / 2 ** 20)} MiB; expected ${JSON.stringify(expected)}\n`,
+  );
 
-    const base = await baseline(url, tenantId, file);
-    console.log(
-      `baseline: COPY + SQL anti-joins          ${fmt(base.seconds, 2).padStart(7)} s   ${JSON.stringify({ theirsNotOurs: base.theirsNotOurs, oursNotTheirs: base.oursNotTheirs, mismatched: base.mismatched })}`,
-    );
+  const base = await baseline(url, tenantId, file);
+  console.log(
+    `baseline: COPY + SQL anti-joins          ${fmt(base.seconds, 2).padStart(7)} s   ${JSON.stringify({ theirsNotOurs: base.theirsNotOurs, oursNotTheirs: base.oursNotTheirs, mismatched: base.mismatched })}`,
+  );
 
-    const { runReconciliation } = await import("@/lib/recon/run");
-    const { closeDb } = await import("@/lib/platform/db");
-    let peak = process.memoryUsage().rss;
-    const startRss = peak;
-    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
-    const started = performance.now();
-    const r = await runReconciliation({
-      tenantId,
-      provider: "stripe",
-      source: { kind: "csv", file },
-      actor: SYSTEM_ACTOR,
-    });
-    const seconds = (performance.now() - started) / 1000;
-    clearInterval(sampler);
-    peak = Math.max(peak, process.memoryUsage().rss);
-    if (!r.ok) throw new Error(r.message);
-    const got = {
-      theirsNotOurs: r.value.theirsNotOurs,
-      oursNotTheirs: r.value.oursNotTheirs,
-      mismatched: r.value.mismatched,
-    };
-    console.log(
-      `tally: stream → COPY → compare → cases   ${fmt(seconds, 2).padStart(7)} s   ${JSON.stringify(got)}   peak RSS ${fmt(peak / 2 ** 20, 0)} MiB (at start ${fmt(startRss / 2 ** 20, 0)} MiB)`,
-    );
-    console.log(
-      `  phases: stream+COPY ${r.value.phasesMs.load} ms, compare ${r.value.phasesMs.compare} ms, fetch ${r.value.phasesMs.fetch} ms`,
-    );
-    await closeDb();
+  const { runReconciliation } = await import("@/lib/recon/run");
+  const { closeDb } = await import("@/lib/platform/db");
+  let peak = process.memoryUsage().rss;
+  const startRss = peak;
+  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
+  const started = performance.now();
+  const r = await runReconciliation({
+    tenantId,
+    provider: "stripe",
+    source: { kind: "csv", file },
+    actor: SYSTEM_ACTOR,
+  });
+  const seconds = (performance.now() - started) / 1000;
+  clearInterval(sampler);
+  peak = Math.max(peak, process.memoryUsage().rss);
+  if (!r.ok) throw new Error(r.message);
+  const got = {
+    theirsNotOurs: r.value.theirsNotOurs,
+    oursNotTheirs: r.value.oursNotTheirs,
+    mismatched: r.value.mismatched,
+  };
+  console.log(
+    `tally: stream → COPY → compare → cases   ${fmt(seconds, 2).padStart(7)} s   ${JSON.stringify(got)}   peak RSS ${fmt(peak / 2 ** 20, 0)} MiB (at start ${fmt(startRss / 2 ** 20, 0)} MiB)`,
+  );
+  console.log(
+    `  phases: stream+COPY ${r.value.phasesMs.load} ms, compare ${r.value.phasesMs.compare} ms, fetch ${r.value.phasesMs.fetch} ms`,
+  );
+  await closeDb();
 
-    const ratio = seconds / base.seconds;
-    const verdicts = {
-      bucketsAsGenerated:
-        JSON.stringify(got) === JSON.stringify(expected) && base.theirsNotOurs === expected.theirsNotOurs,
-      within2xOfBaseline: ratio <= 2,
-      peakUnder512MiB: peak < 512 * 2 ** 20,
-    };
-    console.log(`\ntime tally/baseline: ${fmt(ratio, 2)}x`);
-    for (const [name, ok] of Object.entries(verdicts)) console.log(`  ${ok ? "PASS" : "FAIL"}  ${name}`);
-    console.log(
-      `saved ${saveResult("recon", { rows: ROWS, baselineSeconds: base.seconds, tallySeconds: seconds, phasesMs: r.value.phasesMs, ratio, peakRssMiB: peak / 2 ** 20, startRssMiB: startRss / 2 ** 20, buckets: got, expected, verdicts })}`,
-    );
-    if (!Object.values(verdicts).every(Boolean)) process.exitCode = 1;
-  } finally {
-    await db.stop();
-  }
+  const ratio = seconds / base.seconds;
+  const verdicts = {
+    bucketsAsGenerated:
+      JSON.stringify(got) === JSON.stringify(expected) && base.theirsNotOurs === expected.theirsNotOurs,
+    within2xOfBaseline: ratio <= 2,
+    peakUnder512MiB: peak < 512 * 2 ** 20,
+  };
+  console.log(`\ntime tally/baseline: ${fmt(ratio, 2)}x`);
+  for (const [name, ok] of Object.entries(verdicts)) console.log(`  ${ok ? "PASS" : "FAIL"}  ${name}`);
+  console.log(
+    `saved ${saveResult("recon", { rows: ROWS, baselineSeconds: base.seconds, tallySeconds: seconds, phasesMs: r.value.phasesMs, ratio, peakRssMiB: peak / 2 ** 20, startRssMiB: startRss / 2 ** 20, buckets: got, expected, verdicts })}`,
+  );
+  if (!Object.values(verdicts).every(Boolean)) process.exitCode = 1;
 }
 
-main().then(
-  () => process.exit(process.exitCode ?? 0),
-  (e) => {
-    console.error(e);
-    process.exit(1);
-  },
-);
+runBench(main, { build: false });

@@ -8,62 +8,50 @@
 import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { benchDatabase, ensureBuilt, machine, saveResult, startReplayTarget } from "@/bench/support";
+import { runBench, type BenchDatabase, machine, saveResult, startReplayTarget } from "@/bench/support";
 import { generateDay } from "@/dev/simulator/day";
 import { writeDayFile } from "@/dev/simulator/day-file";
 
 const EVENTS = Number(process.env.REPLAY_DAY_EVENTS ?? 100_000);
 const RUNS = Number(process.env.REPLAY_DAY_RUNS ?? 3);
 
-async function main() {
-  ensureBuilt();
-  const db = await benchDatabase();
-  try {
-    const app = await startReplayTarget(db, "tally_replay_day");
-    const { replay } = await import("@/dev/replay");
-    const { closeDb } = await import("@/lib/platform/db");
-    const file = path.join(mkdtempSync(path.join(os.tmpdir(), "tally-replay-day-")), "day.ndjson");
-    const day = generateDay({
-      seed: 2026,
-      events: EVENTS,
-      tenants: ["alpha", "beta", "gamma"],
-      dayStart: Date.UTC(2026, 11, 1) / 1000,
-    });
-    await writeDayFile(file, day);
-    const started = Date.now();
-    const result = await replay({
-      file,
-      target: app.base,
-      runs: RUNS,
-      killEvery: [4000, 10000],
-      workers: 2,
-      concurrency: 32,
-      seed: 2026,
-      tenantPrefix: `day${Date.now().toString(36)}`,
-      drainTimeoutMs: 6 * 3600_000,
-      log: (l) => console.log(l),
-    });
-    await app.stop();
-    await closeDb();
-    const minKills = Math.min(...result.runs.map((r) => r.kills));
-    console.log(
-      result.ok
-        ? `VERDICT: identical — ${RUNS} runs of ${day.deliveries.length} deliveries (${day.movements.length} movements), at least ${minKills} worker kills per run, ${((Date.now() - started) / 60000).toFixed(1)} min in all.`
-        : `VERDICT: DIFFERENT\n${result.differences.map((d) => `  - ${d}`).join("\n")}`,
-    );
-    console.log(
-      `saved ${saveResult("replay-day", { deliveries: day.deliveries.length, movements: day.movements.length, machine: machine(), ok: result.ok, differences: result.differences, runs: result.runs, minutes: (Date.now() - started) / 60000 })}`,
-    );
-    if (!result.ok || minKills < 20) process.exitCode = 1;
-  } finally {
-    await db.stop();
-  }
+async function main(db: BenchDatabase) {
+  const app = await startReplayTarget(db, "tally_replay_day");
+  const { replay } = await import("@/dev/replay");
+  const { closeDb } = await import("@/lib/platform/db");
+  const file = path.join(mkdtempSync(path.join(os.tmpdir(), "tally-replay-day-")), "day.ndjson");
+  const day = generateDay({
+    seed: 2026,
+    events: EVENTS,
+    tenants: ["alpha", "beta", "gamma"],
+    dayStart: Date.UTC(2026, 11, 1) / 1000,
+  });
+  await writeDayFile(file, day);
+  const started = Date.now();
+  const result = await replay({
+    file,
+    target: app.base,
+    runs: RUNS,
+    killEvery: [4000, 10000],
+    workers: 2,
+    concurrency: 32,
+    seed: 2026,
+    tenantPrefix: `day${Date.now().toString(36)}`,
+    drainTimeoutMs: 6 * 3600_000,
+    log: (l) => console.log(l),
+  });
+  await app.stop();
+  await closeDb();
+  const minKills = Math.min(...result.runs.map((r) => r.kills));
+  console.log(
+    result.ok
+      ? `VERDICT: identical — ${RUNS} runs of ${day.deliveries.length} deliveries (${day.movements.length} movements), at least ${minKills} worker kills per run, ${((Date.now() - started) / 60000).toFixed(1)} min in all.`
+      : `VERDICT: DIFFERENT\n${result.differences.map((d) => `  - ${d}`).join("\n")}`,
+  );
+  console.log(
+    `saved ${saveResult("replay-day", { deliveries: day.deliveries.length, movements: day.movements.length, machine: machine(), ok: result.ok, differences: result.differences, runs: result.runs, minutes: (Date.now() - started) / 60000 })}`,
+  );
+  if (!result.ok || minKills < 20) process.exitCode = 1;
 }
 
-main().then(
-  () => process.exit(process.exitCode ?? 0),
-  (e) => {
-    console.error(e);
-    process.exit(1);
-  },
-);
+runBench(main, { build: true });

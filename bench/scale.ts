@@ -7,8 +7,8 @@
 import pg from "pg";
 import { setupTenant, signedLines } from "@/bench/ack";
 import {
-  benchDatabase,
-  ensureBuilt,
+  runBench,
+  type BenchDatabase,
   fmt,
   median,
   percentile,
@@ -173,89 +173,77 @@ if (!Number.isInteger(ROUNDS) || ROUNDS < 2 || ROUNDS % 2 !== 0) {
  * side went second in two of them, and that run measured ack p50 1.16x where six
  * balanced rounds of ack alone, on the same data, measured 0.97x.
  */
-async function main() {
-  ensureBuilt();
-  const db = await benchDatabase();
-  try {
-    const side = {
-      empty: { url: await db.create("tally_bench_scale_empty") },
-      full: { url: await db.create("tally_bench_scale_full") },
-    };
-    const tenants = { empty: await setupTenant(side.empty.url), full: await setupTenant(side.full.url) };
-    console.log(`filling the full database with ${ROWS.toLocaleString()} rows in raw_events and processed_events`);
-    const fillSeconds = await fill(side.full.url, tenants.full);
-    const admin = await client(db.adminUrl);
-    await admin.query("CHECKPOINT");
-    await admin.end();
-    const apps = { empty: await startWebApp(side.empty.url), full: await startWebApp(side.full.url) };
-    console.log(
-      `\n${ROUNDS} alternating rounds; each: ack latency at concurrency 4 (wrk, 10 s) and claim latency (${CLAIM_EVENTS / CLAIM_BATCH - 20} timed pick-ups of ${CLAIM_BATCH} events), empty tables vs ${ROWS.toLocaleString()} rows\n`,
-    );
-    const acks = { empty: [] as WrkResult[], full: [] as WrkResult[] };
-    const claims = { empty: [] as number[], full: [] as number[] };
-    for (let round = 0; round < ROUNDS; round++) {
-      const order = round % 2 === 0 ? (["empty", "full"] as const) : (["full", "empty"] as const);
-      for (const which of order) {
-        const ack = ackLatency(apps[which].base, round === 0);
-        acks[which].push(ack);
-        const claim = await claimLatency(side[which].url, tenants[which]);
-        claims[which].push(...claim);
-        const c = summarise(claim);
-        console.log(
-          `round ${round + 1} ${which.padEnd(5)}  ack p50 ${fmt(ack.p50).padStart(5)} ms  p99 ${fmt(ack.p99).padStart(5)} ms  ${fmt(ack.throughput, 0).padStart(5)} req/s   claim mean ${fmt(c.mean).padStart(5)} ms  p50 ${fmt(c.p50).padStart(5)} ms  p99 ${fmt(c.p99).padStart(5)} ms`,
-        );
-      }
+async function main(db: BenchDatabase) {
+  const side = {
+    empty: { url: await db.create("tally_bench_scale_empty") },
+    full: { url: await db.create("tally_bench_scale_full") },
+  };
+  const tenants = { empty: await setupTenant(side.empty.url), full: await setupTenant(side.full.url) };
+  console.log(`filling the full database with ${ROWS.toLocaleString()} rows in raw_events and processed_events`);
+  const fillSeconds = await fill(side.full.url, tenants.full);
+  const admin = await client(db.adminUrl);
+  await admin.query("CHECKPOINT");
+  await admin.end();
+  const apps = { empty: await startWebApp(side.empty.url), full: await startWebApp(side.full.url) };
+  console.log(
+    `\n${ROUNDS} alternating rounds; each: ack latency at concurrency 4 (wrk, 10 s) and claim latency (${CLAIM_EVENTS / CLAIM_BATCH - 20} timed pick-ups of ${CLAIM_BATCH} events), empty tables vs ${ROWS.toLocaleString()} rows\n`,
+  );
+  const acks = { empty: [] as WrkResult[], full: [] as WrkResult[] };
+  const claims = { empty: [] as number[], full: [] as number[] };
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 === 0 ? (["empty", "full"] as const) : (["full", "empty"] as const);
+    for (const which of order) {
+      const ack = ackLatency(apps[which].base, round === 0);
+      acks[which].push(ack);
+      const claim = await claimLatency(side[which].url, tenants[which]);
+      claims[which].push(...claim);
+      const c = summarise(claim);
+      console.log(
+        `round ${round + 1} ${which.padEnd(5)}  ack p50 ${fmt(ack.p50).padStart(5)} ms  p99 ${fmt(ack.p99).padStart(5)} ms  ${fmt(ack.throughput, 0).padStart(5)} req/s   claim mean ${fmt(c.mean).padStart(5)} ms  p50 ${fmt(c.p50).padStart(5)} ms  p99 ${fmt(c.p99).padStart(5)} ms`,
+      );
     }
-    await apps.empty.stop();
-    await apps.full.stop();
-    const ackOf = (rs: WrkResult[]) => ({
-      rounds: rs,
-      p50: median(rs.map((r) => r.p50)),
-      p99: median(rs.map((r) => r.p99)),
-      throughput: median(rs.map((r) => r.throughput)),
-    });
-    const ackEmpty = ackOf(acks.empty);
-    const ackFull = ackOf(acks.full);
-    const claimEmpty = summarise(claims.empty);
-    const claimFull = summarise(claims.full);
-    console.log(
-      `\nempty:     ack p50 ${fmt(ackEmpty.p50)} ms  p99 ${fmt(ackEmpty.p99)} ms  ${fmt(ackEmpty.throughput, 0)} req/s (medians of rounds)   claim mean ${fmt(claimEmpty.mean)} ms  p50 ${fmt(claimEmpty.p50)} ms  p99 ${fmt(claimEmpty.p99)} ms (${claimEmpty.samples} pick-ups)`,
-    );
-    console.log(
-      `${ROWS.toLocaleString()} rows: ack p50 ${fmt(ackFull.p50)} ms  p99 ${fmt(ackFull.p99)} ms  ${fmt(ackFull.throughput, 0)} req/s (medians of rounds)   claim mean ${fmt(claimFull.mean)} ms  p50 ${fmt(claimFull.p50)} ms  p99 ${fmt(claimFull.p99)} ms (${claimFull.samples} pick-ups)`,
-    );
-    const ratios = {
-      ackP50: ackFull.p50 / ackEmpty.p50,
-      ackP99: ackFull.p99 / ackEmpty.p99,
-      claimMean: claimFull.mean / claimEmpty.mean,
-      claimP50: claimFull.p50 / claimEmpty.p50,
-    };
-    console.log(
-      `ratios full/empty: ack p50 ${fmt(ratios.ackP50, 2)}x, ack p99 ${fmt(ratios.ackP99, 2)}x, claim mean ${fmt(ratios.claimMean, 2)}x, claim p50 ${fmt(ratios.claimP50, 2)}x\n`,
-    );
-    const explained = await plans(side.full.url, tenants.full);
-    for (const [name, plan] of Object.entries(explained)) console.log(`--- ${name}\n${plan}\n`);
-    const verdicts = {
-      ackWithin20Percent: ratios.ackP50 <= 1.2,
-      claimWithin20Percent: ratios.claimP50 <= 1.2,
-      noSequentialScans: Object.values(explained).every((p) => !/Seq Scan/.test(p)),
-    };
-    for (const [name, ok] of Object.entries(verdicts)) console.log(`  ${ok ? "PASS" : "FAIL"}  ${name}`);
-    const { closeDb } = await import("@/lib/platform/db");
-    await closeDb();
-    console.log(
-      `saved ${saveResult("scale", { rows: ROWS, rounds: ROUNDS, fillSeconds, ackEmpty, ackFull, claimEmpty, claimFull, ratios, plans: explained, verdicts })}`,
-    );
-    if (!Object.values(verdicts).every(Boolean)) process.exitCode = 1;
-  } finally {
-    await db.stop();
   }
+  await apps.empty.stop();
+  await apps.full.stop();
+  const ackOf = (rs: WrkResult[]) => ({
+    rounds: rs,
+    p50: median(rs.map((r) => r.p50)),
+    p99: median(rs.map((r) => r.p99)),
+    throughput: median(rs.map((r) => r.throughput)),
+  });
+  const ackEmpty = ackOf(acks.empty);
+  const ackFull = ackOf(acks.full);
+  const claimEmpty = summarise(claims.empty);
+  const claimFull = summarise(claims.full);
+  console.log(
+    `\nempty:     ack p50 ${fmt(ackEmpty.p50)} ms  p99 ${fmt(ackEmpty.p99)} ms  ${fmt(ackEmpty.throughput, 0)} req/s (medians of rounds)   claim mean ${fmt(claimEmpty.mean)} ms  p50 ${fmt(claimEmpty.p50)} ms  p99 ${fmt(claimEmpty.p99)} ms (${claimEmpty.samples} pick-ups)`,
+  );
+  console.log(
+    `${ROWS.toLocaleString()} rows: ack p50 ${fmt(ackFull.p50)} ms  p99 ${fmt(ackFull.p99)} ms  ${fmt(ackFull.throughput, 0)} req/s (medians of rounds)   claim mean ${fmt(claimFull.mean)} ms  p50 ${fmt(claimFull.p50)} ms  p99 ${fmt(claimFull.p99)} ms (${claimFull.samples} pick-ups)`,
+  );
+  const ratios = {
+    ackP50: ackFull.p50 / ackEmpty.p50,
+    ackP99: ackFull.p99 / ackEmpty.p99,
+    claimMean: claimFull.mean / claimEmpty.mean,
+    claimP50: claimFull.p50 / claimEmpty.p50,
+  };
+  console.log(
+    `ratios full/empty: ack p50 ${fmt(ratios.ackP50, 2)}x, ack p99 ${fmt(ratios.ackP99, 2)}x, claim mean ${fmt(ratios.claimMean, 2)}x, claim p50 ${fmt(ratios.claimP50, 2)}x\n`,
+  );
+  const explained = await plans(side.full.url, tenants.full);
+  for (const [name, plan] of Object.entries(explained)) console.log(`--- ${name}\n${plan}\n`);
+  const verdicts = {
+    ackWithin20Percent: ratios.ackP50 <= 1.2,
+    claimWithin20Percent: ratios.claimP50 <= 1.2,
+    noSequentialScans: Object.values(explained).every((p) => !/Seq Scan/.test(p)),
+  };
+  for (const [name, ok] of Object.entries(verdicts)) console.log(`  ${ok ? "PASS" : "FAIL"}  ${name}`);
+  const { closeDb } = await import("@/lib/platform/db");
+  await closeDb();
+  console.log(
+    `saved ${saveResult("scale", { rows: ROWS, rounds: ROUNDS, fillSeconds, ackEmpty, ackFull, claimEmpty, claimFull, ratios, plans: explained, verdicts })}`,
+  );
+  if (!Object.values(verdicts).every(Boolean)) process.exitCode = 1;
 }
 
-main().then(
-  () => process.exit(process.exitCode ?? 0),
-  (e) => {
-    console.error(e);
-    process.exit(1);
-  },
-);
+runBench(main, { build: true });

@@ -299,3 +299,26 @@ export function runWrk(o: {
   const parsed = JSON.parse(line.slice(4)) as Omit<WrkResult, "throughput">;
   return { ...parsed, throughput: parsed.requests / parsed.seconds };
 }
+
+/**
+ * A benchmark's entry point: build first where it runs the built app, then its
+ * database server, stopped however the benchmark ends; the process exits with the
+ * verdict main left in process.exitCode, or 1 on a throw (npm run bench reads it).
+ */
+export function runBench(main: (db: BenchDatabase) => Promise<void>, { build }: { build: boolean }): void {
+  (async () => {
+    if (build) ensureBuilt();
+    const db = await benchDatabase();
+    try {
+      await main(db);
+    } finally {
+      await db.stop();
+    }
+  })().then(
+    () => process.exit(process.exitCode ?? 0),
+    (e) => {
+      console.error(e);
+      process.exit(1);
+    },
+  );
+}

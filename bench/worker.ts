@@ -9,7 +9,7 @@ import pg from "pg";
 import Stripe from "stripe";
 import { aStripePayment } from "@/dev/testing/builders";
 import { BENCH_SECRET, setupTenant } from "@/bench/ack";
-import { benchDatabase, ensureBuilt, fmt, runLoad, saveResult, startWebApp } from "@/bench/support";
+import { runBench, type BenchDatabase, fmt, runLoad, saveResult, startWebApp } from "@/bench/support";
 
 const EVENTS = Number(process.env.WORKER_EVENTS ?? 3000);
 
@@ -154,40 +154,28 @@ async function endToEnd(
   return { eventsPerSecond: EVENTS / seconds, seconds, ingestSeconds };
 }
 
-async function main() {
-  ensureBuilt();
-  const db = await benchDatabase();
-  try {
-    const url = await db.create("tally_bench_worker");
-    const tenantId = await setupTenant(url);
+async function main(db: BenchDatabase) {
+  const url = await db.create("tally_bench_worker");
+  const tenantId = await setupTenant(url);
+  console.log(
+    `${EVENTS} distinct signed Stripe payments, ingested over HTTP at concurrency 16, until every receipt is delivered\n`,
+  );
+  const base = await baseline(url, tenantId, EVENTS);
+  console.log(`baseline: same SQL, pg tight loop, 1 connection   ${fmt(base, 0).padStart(6)} events/s`);
+  const app = await startWebApp(url);
+  const results: Record<string, Awaited<ReturnType<typeof endToEnd>>> = {};
+  for (const replicas of [1, 2]) {
+    const r = await endToEnd(app.base, url, replicas);
+    results[`replicas${replicas}`] = r;
     console.log(
-      `${EVENTS} distinct signed Stripe payments, ingested over HTTP at concurrency 16, until every receipt is delivered\n`,
+      `tally: ingest → DONE → receipt, ${replicas} worker(s)   ${fmt(r.eventsPerSecond, 0).padStart(6)} events/s   (${fmt(r.seconds)} s; ingest alone ${fmt(r.ingestSeconds)} s)   ratio to baseline ${fmt(r.eventsPerSecond / base, 2)}x`,
     );
-    const base = await baseline(url, tenantId, EVENTS);
-    console.log(`baseline: same SQL, pg tight loop, 1 connection   ${fmt(base, 0).padStart(6)} events/s`);
-    const app = await startWebApp(url);
-    const results: Record<string, Awaited<ReturnType<typeof endToEnd>>> = {};
-    for (const replicas of [1, 2]) {
-      const r = await endToEnd(app.base, url, replicas);
-      results[`replicas${replicas}`] = r;
-      console.log(
-        `tally: ingest → DONE → receipt, ${replicas} worker(s)   ${fmt(r.eventsPerSecond, 0).padStart(6)} events/s   (${fmt(r.seconds)} s; ingest alone ${fmt(r.ingestSeconds)} s)   ratio to baseline ${fmt(r.eventsPerSecond / base, 2)}x`,
-      );
-    }
-    await app.stop();
-    console.log(
-      `\n2 replicas / 1 replica: ${fmt(results.replicas2!.eventsPerSecond / results.replicas1!.eventsPerSecond, 2)}x`,
-    );
-    console.log(`saved ${saveResult("worker", { events: EVENTS, baselineEventsPerSecond: base, ...results })}`);
-  } finally {
-    await db.stop();
   }
+  await app.stop();
+  console.log(
+    `\n2 replicas / 1 replica: ${fmt(results.replicas2!.eventsPerSecond / results.replicas1!.eventsPerSecond, 2)}x`,
+  );
+  console.log(`saved ${saveResult("worker", { events: EVENTS, baselineEventsPerSecond: base, ...results })}`);
 }
 
-main().then(
-  () => process.exit(0),
-  (e) => {
-    console.error(e);
-    process.exit(1);
-  },
-);
+runBench(main, { build: true });

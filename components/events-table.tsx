@@ -7,6 +7,7 @@ import { api } from "@/components/api-client";
 import { EmptyState, NothingMatches } from "@/components/states";
 import { StatusBadge } from "@/components/status-badge";
 import { TableScroll } from "@/components/table-scroll";
+import { TableHead } from "@/components/table-head";
 
 export type EventRow = {
   id: string;
@@ -56,16 +57,7 @@ export function EventsTable({ tenant, query, initial }: { tenant: string; query:
         <TableScroll label="Events">
           <table className="table" aria-busy={isFetching}>
             <caption className="visually-hidden">Events, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">#</th>
-                <th scope="col">Received</th>
-                <th scope="col">Provider</th>
-                <th scope="col">Type</th>
-                <th scope="col">Status</th>
-                <th scope="col">Reference / delivery</th>
-              </tr>
-            </thead>
+            <TableHead columns={["#", "Received", "Provider", "Type", "Status", "Reference / delivery"]} />
             <tbody>
               {data.events.map((e) => (
                 <tr key={e.id}>

@@ -1,6 +1,3 @@
-import http from "node:http";
-import type { AddressInfo } from "node:net";
-import { Readable } from "node:stream";
 import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -10,41 +7,18 @@ import { DEMO_HISTORY_SOURCE, seedDemo, type DemoCredentials } from "@/dev/demo"
 import { startLiveDemo } from "@/dev/demo-live";
 import { ledgerViolations } from "@/lib/ledger/invariants";
 import { overview } from "@/lib/views/overview";
-import { deliver } from "@/dev/testing/route";
+import { startRouteServer } from "@/dev/testing/route-server";
 import { startWorkerProcess, type WorkerProcess } from "@/dev/testing/worker-process";
-
-/** The web app as far as the demo needs it: /api/health and the webhook route. */
-async function startWebApp(): Promise<{ url: string; close(): Promise<void> }> {
-  const server = http.createServer(async (req, res) => {
-    if (req.url === "/api/health")
-      return res.writeHead(200, { "content-type": "application/json" }).end('{"status":"ok"}');
-    const headers = new Headers();
-    for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v);
-    const request = new Request(`http://tally.test${req.url}`, {
-      method: req.method,
-      headers,
-      body: Readable.toWeb(req) as ReadableStream<Uint8Array>,
-      duplex: "half",
-    } as RequestInit);
-    const response = await deliver(request);
-    res.writeHead(response.status, Object.fromEntries(response.headers)).end(Buffer.from(await response.arrayBuffer()));
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise((r) => server.close(() => r())),
-  };
-}
 
 const credentialsFile = path.join(mkdtempSync(path.join(os.tmpdir(), "tally-demo-")), "demo-credentials.json");
 let creds: DemoCredentials;
-let web: Awaited<ReturnType<typeof startWebApp>>;
+let web: Awaited<ReturnType<typeof startRouteServer>>;
 let worker: WorkerProcess;
 const log: string[] = [];
 
 beforeAll(async () => {
   creds = await seedDemo(credentialsFile);
-  web = await startWebApp();
+  web = await startRouteServer({ health: true });
   // The scheduled daily run is off so only the demo's own run happens here.
   worker = startWorkerProcess({ TALLY_RECON_SCHEDULE: "off" });
   await worker.waitFor("worker.start");

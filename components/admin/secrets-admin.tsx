@@ -7,6 +7,7 @@ import { api } from "@/components/api-client";
 import { ShownOnce } from "@/components/admin/shown-once";
 import { useAdminMutation } from "@/components/admin/use-admin-mutation";
 import { TableScroll } from "@/components/table-scroll";
+import { ACTIONS, TableHead } from "@/components/table-head";
 
 type Secret = {
   id: string;
@@ -92,18 +93,7 @@ export function SecretsAdmin({ tenant, initial }: { tenant: string; initial: End
           </h3>
           <TableScroll label="Signing secrets">
             <table className="table">
-              <thead>
-                <tr>
-                  <th scope="col">Label</th>
-                  <th scope="col">Fingerprint</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Expires</th>
-                  <th scope="col">State</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
+              <TableHead columns={["Label", "Fingerprint", "Created", "Expires", "State", ACTIONS]} />
               <tbody>
                 {ep.secrets.map((s) => (
                   <tr key={s.id}>

@@ -6,6 +6,7 @@ import type { FormEvent } from "react";
 import { api } from "@/components/api-client";
 import { useAdminMutation } from "@/components/admin/use-admin-mutation";
 import { TableScroll } from "@/components/table-scroll";
+import { TableHead } from "@/components/table-head";
 
 type Tenant = { id: string; slug: string; name: string; createdAt: string; endpoints: number; members: number };
 export type TenantsData = { tenants: Tenant[] };
@@ -32,15 +33,7 @@ export function TenantsAdmin({ initial }: { initial: TenantsData }) {
       <h2 id="tenants-h">Tenants</h2>
       <TableScroll label="Tenants">
         <table className="table">
-          <thead>
-            <tr>
-              <th scope="col">Slug</th>
-              <th scope="col">Name</th>
-              <th scope="col">Endpoints</th>
-              <th scope="col">Members</th>
-              <th scope="col">Created</th>
-            </tr>
-          </thead>
+          <TableHead columns={["Slug", "Name", "Endpoints", "Members", "Created"]} />
           <tbody>
             {data.tenants.map((t) => (
               <tr key={t.id}>

@@ -7,6 +7,7 @@ import { api } from "@/components/api-client";
 import { ShownOnce } from "@/components/admin/shown-once";
 import { useAdminMutation } from "@/components/admin/use-admin-mutation";
 import { TableScroll } from "@/components/table-scroll";
+import { ACTIONS, TableHead } from "@/components/table-head";
 
 type User = {
   id: string;
@@ -174,16 +175,7 @@ export function UsersAdmin({ initial, tenants }: { initial: UsersData; tenants: 
       )}
       <TableScroll label="Users">
         <table className="table">
-          <thead>
-            <tr>
-              <th scope="col">User</th>
-              <th scope="col">Role and tenants</th>
-              <th scope="col">State</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
+          <TableHead columns={["User", "Role and tenants", "State", ACTIONS]} />
           <tbody>
             {data.users.map((u) => (
               <UserRow key={u.id} user={u} tenants={tenants} />

@@ -1,5 +1,6 @@
 // A correction posting as it will be (or was) made: each leg's account, debit or credit.
 import { formatMoney } from "@/components/money";
+import { num, TableHead } from "@/components/table-head";
 
 export type PlanLeg = { accountId: string; accountCode: string; accountKind: string; amount: string; currency: string };
 
@@ -9,17 +10,7 @@ export function PlanTable({ legs, caption }: { legs: PlanLeg[]; caption: string 
       <caption className="small" style={{ textAlign: "left", captionSide: "top", padding: ".25rem 0" }}>
         {caption}
       </caption>
-      <thead>
-        <tr>
-          <th scope="col">Account</th>
-          <th scope="col" className="num">
-            Debit
-          </th>
-          <th scope="col" className="num">
-            Credit
-          </th>
-        </tr>
-      </thead>
+      <TableHead columns={["Account", num("Debit"), num("Credit")]} />
       <tbody>
         {legs.map((l, i) => {
           const a = BigInt(l.amount);

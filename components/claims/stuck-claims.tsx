@@ -8,6 +8,7 @@ import { useRef, useState, type FormEvent } from "react";
 import { api } from "@/components/api-client";
 import { duration, utc } from "@/components/format";
 import { useApiMutation } from "@/components/use-api-mutation";
+import { ACTIONS, num, TableHead } from "@/components/table-head";
 
 export type StuckItem = {
   kind: "stale_claim" | "waiting_claim" | "provider_wait" | "conflict" | "failed_claim" | "failed_event";
@@ -160,21 +161,7 @@ export function StuckClaims({
       ) : (
         <table className="table cards-narrow">
           <caption className="visually-hidden">Stuck claims and failed events, oldest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Event</th>
-              <th scope="col">What</th>
-              <th scope="col">Reference</th>
-              <th scope="col">Age</th>
-              <th scope="col" className="num">
-                Attempts
-              </th>
-              <th scope="col">Last error</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
+          <TableHead columns={["Event", "What", "Reference", "Age", num("Attempts"), "Last error", ACTIONS]} />
           <tbody>
             {data.items.map((i) => (
               <tr key={`${i.rawEventId}-${i.claimId ?? "e"}`}>

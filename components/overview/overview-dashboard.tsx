@@ -8,6 +8,7 @@ import { useState } from "react";
 import { api } from "@/components/api-client";
 import { duration, latency, plural, utc } from "@/components/format";
 import { DiscrepancyChart, type ChartDay } from "@/components/overview/discrepancy-chart";
+import { num, TableHead } from "@/components/table-head";
 
 type Verdict = {
   verdict: "falling" | "flat" | "rising";
@@ -234,22 +235,9 @@ export function OverviewDashboard({
             <summary>The daily counts as a table</summary>
             <table className="table compact" data-testid="discrepancy-table">
               <caption className="visually-hidden">Discrepancies per day and provider</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Day</th>
-                  {data.series.providers.map((p) => (
-                    <th key={p} scope="col" className="num">
-                      {p}
-                    </th>
-                  ))}
-                  <th scope="col" className="num">
-                    Total
-                  </th>
-                  <th scope="col" className="num">
-                    7-day average
-                  </th>
-                </tr>
-              </thead>
+              <TableHead
+                columns={["Day", ...data.series.providers.map((p) => num(p)), num("Total"), num("7-day average")]}
+              />
               <tbody>
                 {data.series.days
                   .filter((d) => d.total !== null)

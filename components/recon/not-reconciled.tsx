@@ -1,6 +1,7 @@
 // Settled lines the comparison does not reconcile yet (fees, disputes, adjustments,
 // refund failures): shown so that nothing the provider settled vanishes from a run.
 import { formatMoney } from "@/components/money";
+import { num, TableHead } from "@/components/table-head";
 
 export type NotReconciledLine = { row: number; reference: string; category: string; amount: string; currency: string };
 
@@ -19,16 +20,7 @@ export function NotReconciled({ count, lines }: { count: number; lines: NotRecon
         <p className="muted">None in this run.</p>
       ) : (
         <table className="table">
-          <thead>
-            <tr>
-              <th scope="col">Row</th>
-              <th scope="col">Category</th>
-              <th scope="col">Reference</th>
-              <th scope="col" className="num">
-                Amount
-              </th>
-            </tr>
-          </thead>
+          <TableHead columns={["Row", "Category", "Reference", num("Amount")]} />
           <tbody>
             {lines.map((l) => (
               <tr key={l.row}>

@@ -6,6 +6,8 @@ import Link from "next/link";
 import { api } from "@/components/api-client";
 import { duration, utc } from "@/components/format";
 import { TableScroll } from "@/components/table-scroll";
+import { num, TableHead } from "@/components/table-head";
+import { NextPage } from "@/components/pager";
 
 export type RunRow = {
   id: string;
@@ -73,30 +75,20 @@ export function RunsTable({ tenant, before, initial }: { tenant: string; before:
         <TableScroll label="Reconciliation runs">
           <table className="table" data-testid="runs-table">
             <caption className="visually-hidden">Reconciliation runs, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Run</th>
-                <th scope="col">Window (UTC)</th>
-                <th scope="col">Source</th>
-                <th scope="col">Started by</th>
-                <th scope="col" className="num">
-                  Matched
-                </th>
-                <th scope="col" className="num">
-                  <abbr title="theirs, not ours: settled by the provider, never received">Theirs only</abbr>
-                </th>
-                <th scope="col" className="num">
-                  <abbr title="ours, not theirs: posted by us, unknown to the provider">Ours only</abbr>
-                </th>
-                <th scope="col" className="num">
-                  Mismatch
-                </th>
-                <th scope="col" className="num">
-                  Took
-                </th>
-                <th scope="col">Outcome</th>
-              </tr>
-            </thead>
+            <TableHead
+              columns={[
+                "Run",
+                "Window (UTC)",
+                "Source",
+                "Started by",
+                num("Matched"),
+                num(<abbr title="theirs, not ours: settled by the provider, never received">Theirs only</abbr>),
+                num(<abbr title="ours, not theirs: posted by us, unknown to the provider">Ours only</abbr>),
+                num("Mismatch"),
+                num("Took"),
+                "Outcome",
+              ]}
+            />
             <tbody>
               {data.runs.map((r) => (
                 <tr key={r.id}>
@@ -138,9 +130,7 @@ export function RunsTable({ tenant, before, initial }: { tenant: string; before:
         </TableScroll>
       )}
       {data.nextBefore && (
-        <nav aria-label="Pages" className="pager">
-          <Link href={`/t/${tenant}/reconciliation?before=${data.nextBefore}`}>Older runs →</Link>
-        </nav>
+        <NextPage href={`/t/${tenant}/reconciliation?before=${data.nextBefore}`}>Older runs →</NextPage>
       )}
     </>
   );

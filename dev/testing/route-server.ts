@@ -5,8 +5,11 @@ import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 import { deliver } from "@/dev/testing/route";
 
-export async function startRouteServer(): Promise<{ url: string; close(): Promise<void> }> {
+/** `health`: also answer GET /api/health as the app does, for callers that wait on it (the live demo). */
+export async function startRouteServer({ health = false } = {}): Promise<{ url: string; close(): Promise<void> }> {
   const server = http.createServer(async (req, res) => {
+    if (health && req.url === "/api/health")
+      return res.writeHead(200, { "content-type": "application/json" }).end('{"status":"ok"}');
     const headers = new Headers();
     for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v);
     const request = new Request(`http://tally.test${req.url}`, {

@@ -3,15 +3,14 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { beforeAll, describe, expect, it } from "vitest";
-import { SYSTEM_ACTOR } from "@/lib/admin/audit";
 import { decideProposal, getCase, proposeResolution, type Person } from "@/lib/cases/cases";
 import { resetConfigForTests } from "@/lib/platform/config";
 import { Prisma, prisma } from "@/lib/platform/db";
 import { ledgerViolations } from "@/lib/ledger/invariants";
-import { runReconciliation } from "@/lib/recon/run";
 import { aStripePayment, aTenant, stripeRequest, unique, type TestTenant } from "@/dev/testing/builders";
 import { drain } from "@/dev/testing/drain";
 import { deliver } from "@/dev/testing/route";
+import { reconcileStripeFile } from "@/dev/testing/recon-file";
 
 const HOUR = 3_600_000;
 const THRESHOLD = 100_000n;
@@ -36,13 +35,7 @@ async function reconcile(tenant: TestTenant, window: { from: Date; to: Date }, l
       ...lines.map((l) => `${l.reference},payment,${l.amount},${l.currency},${at}`),
     ].join("\n")}\n`,
   );
-  const r = await runReconciliation({
-    tenantId: tenant.id,
-    provider: "stripe",
-    window,
-    source: { kind: "csv", file },
-    actor: SYSTEM_ACTOR,
-  });
+  const r = await reconcileStripeFile(tenant.id, window, file);
   if (!r.ok) throw new Error(r.message);
   return r.value;
 }

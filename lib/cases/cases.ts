@@ -380,30 +380,35 @@ export async function decideProposal(
       };
     const actor = { type: "USER" as const, id: checker.userId, label: checker.label };
     const now = new Date();
-
-    if (input.decision === "reject") {
-      await tx.caseApproval.create({
+    // Each decision is one approval row (four eyes counts them) and one audit entry on the case.
+    const recordDecision = (decision: "APPROVE" | "REJECT") =>
+      tx.caseApproval.create({
         data: {
           proposalId,
           proposerId: p.proposedById,
           approverId: checker.userId,
           approverLabel: checker.label,
-          decision: "REJECT",
+          decision,
           reason,
         },
       });
-      await tx.caseProposal.update({ where: { id: proposalId }, data: { status: "REJECTED", decidedAt: now } });
-      const status = await settledStatus(tx, caseId);
-      await tx.case.update({ where: { id: caseId }, data: { status } });
-      await recordAudit(tx, {
+    const audit = (action: "case.approve" | "case.reject", details: Record<string, unknown>, why = reason) =>
+      recordAudit(tx, {
         actor,
-        action: "case.reject",
+        action,
         subjectType: "case",
         subjectId: String(caseId),
         tenantId,
-        reason,
-        details: { proposalId, resolution: p.resolution, proposedBy: p.proposedByLabel },
+        reason: why,
+        details,
       });
+
+    if (input.decision === "reject") {
+      await recordDecision("REJECT");
+      await tx.caseProposal.update({ where: { id: proposalId }, data: { status: "REJECTED", decidedAt: now } });
+      const status = await settledStatus(tx, caseId);
+      await tx.case.update({ where: { id: caseId }, data: { status } });
+      await audit("case.reject", { proposalId, resolution: p.resolution, proposedBy: p.proposedByLabel });
       return { ok: true, value: { outcome: "rejected", status } };
     }
 
@@ -422,31 +427,14 @@ export async function decideProposal(
         };
       }
     }
-    await tx.caseApproval.create({
-      data: {
-        proposalId,
-        proposerId: p.proposedById,
-        approverId: checker.userId,
-        approverLabel: checker.label,
-        decision: "APPROVE",
-        reason,
-      },
-    });
+    await recordDecision("APPROVE");
     if (!completes) {
-      await recordAudit(tx, {
-        actor,
-        action: "case.approve",
-        subjectType: "case",
-        subjectId: String(caseId),
-        tenantId,
-        reason,
-        details: {
-          proposalId,
-          resolution: p.resolution,
-          approvals,
-          required: p.requiredApprovals,
-          proposedBy: p.proposedByLabel,
-        },
+      await audit("case.approve", {
+        proposalId,
+        resolution: p.resolution,
+        approvals,
+        required: p.requiredApprovals,
+        proposedBy: p.proposedByLabel,
       });
       return { ok: true, value: { outcome: "awaiting_approval", approvals, required: p.requiredApprovals } };
     }
@@ -506,14 +494,9 @@ export async function decideProposal(
       where: { id: proposalId },
       data: { status: "APPROVED", decidedAt: now, postingId },
     });
-    await recordAudit(tx, {
-      actor,
-      action: "case.approve",
-      subjectType: "case",
-      subjectId: String(caseId),
-      tenantId,
-      reason: reason ?? p.reason,
-      details: {
+    await audit(
+      "case.approve",
+      {
         proposalId,
         resolution: p.resolution,
         outcome: RESOLUTION_WORDS[p.resolution],
@@ -523,7 +506,8 @@ export async function decideProposal(
         postingId,
         reference: d.reference,
       },
-    });
+      reason ?? p.reason,
+    );
     return { ok: true, value: { outcome: "carried_out", resolution: p.resolution, status, postingId } };
   });
 }

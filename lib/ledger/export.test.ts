@@ -1,6 +1,7 @@
 import { parse } from "csv-parse/sync";
-import { beforeAll, describe, expect, it } from "vitest";
-import { aStripePayment, aStripeRefund, aTenant, stripeRequest, type TestTenant } from "@/dev/testing/builders";
+import { describe, expect, it } from "vitest";
+import { aStripePayment, aStripeRefund, stripeRequest } from "@/dev/testing/builders";
+import { fileTenant } from "@/dev/testing/file-tenant";
 import { drainAll } from "@/dev/testing/drain";
 import { deliver } from "@/dev/testing/route";
 import { exportLedger, ledgerCsv } from "@/lib/ledger/export";
@@ -17,10 +18,7 @@ const HOSTILE = [
   "\r=1+1",
 ];
 
-let tenant: TestTenant;
-beforeAll(async () => {
-  tenant = await aTenant();
-});
+const tenant = fileTenant();
 
 describe("the ledger's CSV export", () => {
   it("writes references that start with = + - @ TAB or CR as text, and amounts (negative ones too) as numbers", async () => {

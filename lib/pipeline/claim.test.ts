@@ -1,21 +1,19 @@
 // The claim: a retry with the same money is a DUPLICATE, one with other money a
 // CONFLICT (recorded once, a case, never posted); money that is not money fails once
 // at parse time; every delivery of a reference can be found.
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { pickUpReceived } from "@/lib/pipeline/claim";
 import { prisma } from "@/lib/platform/db";
 import { ledgerViolations } from "@/lib/ledger/invariants";
 import { listStuck } from "@/lib/views/stuck-claims";
 import { listEvents } from "@/lib/views/events";
 import { getCase } from "@/lib/cases/cases";
-import { aStripePayment, aStripeRefund, aTenant, stripeRequest, type TestTenant } from "@/dev/testing/builders";
+import { aStripePayment, aStripeRefund, stripeRequest } from "@/dev/testing/builders";
+import { fileTenant } from "@/dev/testing/file-tenant";
 import { drain, drainAll } from "@/dev/testing/drain";
 import { deliver } from "@/dev/testing/route";
 
-let tenant: TestTenant;
-beforeAll(async () => {
-  tenant = await aTenant();
-});
+const tenant = fileTenant();
 afterEach(async () => {
   expect(await ledgerViolations()).toEqual([]);
 });

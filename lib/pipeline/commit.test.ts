@@ -2,7 +2,7 @@
 // a provider whose confirmation API is down is waited for without using up attempts.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { pickUpReceived } from "@/lib/pipeline/claim";
 import { commitClaim } from "@/lib/pipeline/commit";
 import { config } from "@/lib/platform/config";
@@ -10,22 +10,13 @@ import { prisma } from "@/lib/platform/db";
 import { ledgerViolations } from "@/lib/ledger/invariants";
 import { listStuck } from "@/lib/views/stuck-claims";
 import { getCase } from "@/lib/cases/cases";
-import {
-  aStripePayment,
-  aStripeRefund,
-  aTenant,
-  stripeRequest,
-  webhookRequest,
-  type TestTenant,
-} from "@/dev/testing/builders";
+import { aStripePayment, aStripeRefund, aTenant, stripeRequest, webhookRequest } from "@/dev/testing/builders";
+import { fileTenant } from "@/dev/testing/file-tenant";
 import { drain } from "@/dev/testing/drain";
 import { aFlutterwaveCharge, anEndpoint } from "@/dev/testing/provider-builders";
 import { deliver } from "@/dev/testing/route";
 
-let tenant: TestTenant;
-beforeAll(async () => {
-  tenant = await aTenant();
-});
+const tenant = fileTenant();
 afterEach(async () => {
   expect(await ledgerViolations()).toEqual([]);
 });

@@ -1,5 +1,5 @@
 import pg from "pg";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { DELETE, GET } from "@/app/api/webhooks/[tenant]/[provider]/route";
 import { SYSTEM_ACTOR } from "@/lib/admin/audit";
 import { resetConfigForTests } from "@/lib/platform/config";
@@ -17,12 +17,10 @@ import {
   webhookRequest,
   type TestTenant,
 } from "@/dev/testing/builders";
+import { fileTenant } from "@/dev/testing/file-tenant";
 import { deliver } from "@/dev/testing/route";
 
-let tenant: TestTenant;
-beforeAll(async () => {
-  tenant = await aTenant();
-});
+const tenant = fileTenant();
 
 const storedFor = (t: TestTenant) => prisma.rawEvent.count({ where: { tenantId: t.id } });
 const errorOf = async (res: Response) => ((await res.json()) as { error: { code: string; message: string } }).error;

@@ -1,17 +1,15 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SYSTEM_ACTOR } from "@/lib/admin/audit";
 import { pickUpReceived } from "@/lib/pipeline/claim";
 import { prisma } from "@/lib/platform/db";
 import { ledgerViolations } from "@/lib/ledger/invariants";
 import { reprocessEvent, reprocessFailed } from "@/lib/pipeline/reprocess";
-import { aStripePayment, aTenant, stripeRequest, type TestTenant } from "@/dev/testing/builders";
+import { aStripePayment, aTenant, stripeRequest } from "@/dev/testing/builders";
+import { fileTenant } from "@/dev/testing/file-tenant";
 import { drain } from "@/dev/testing/drain";
 import { deliver } from "@/dev/testing/route";
 
-let tenant: TestTenant;
-beforeAll(async () => {
-  tenant = await aTenant();
-});
+const tenant = fileTenant();
 const latest = () => prisma.rawEvent.findFirstOrThrow({ where: { tenantId: tenant.id }, orderBy: { id: "desc" } });
 
 describe("reprocessing", () => {

@@ -30,20 +30,23 @@ export async function reprocessEvent(
       select: { id: true, status: true, claimedAt: true },
     });
     const open = claims.filter((c) => c.status !== "DONE");
-
-    if (open.length === 0 && (event.status === "FAILED" || event.status === "IGNORED")) {
-      await tx.$executeRaw(
-        Prisma.sql`UPDATE raw_events SET status = 'RECEIVED', last_error = NULL, note = NULL, processed_at = NULL WHERE id = ${rawEventId}`,
-      );
-      await recordAudit(tx, {
+    // Both ways back are audited alike, with the status the event was in.
+    const audited = (details: Record<string, unknown>) =>
+      recordAudit(tx, {
         actor,
         action: "event.reprocess",
         subjectType: "raw_event",
         subjectId: String(rawEventId),
         tenantId,
         reason,
-        details: { from: event.status, action: "reparse" },
+        details: { from: event.status, ...details },
       });
+
+    if (open.length === 0 && (event.status === "FAILED" || event.status === "IGNORED")) {
+      await tx.$executeRaw(
+        Prisma.sql`UPDATE raw_events SET status = 'RECEIVED', last_error = NULL, note = NULL, processed_at = NULL WHERE id = ${rawEventId}`,
+      );
+      await audited({ action: "reparse" });
       return { ok: true, value: { rawEventId, action: "reparse", claims: 0 } };
     }
     if (open.length === 0) {
@@ -71,15 +74,7 @@ export async function reprocessEvent(
     await tx.$executeRaw(
       Prisma.sql`UPDATE raw_events SET status = 'CLAIMED', last_error = NULL, processed_at = NULL WHERE id = ${rawEventId} AND status <> 'DONE'`,
     );
-    await recordAudit(tx, {
-      actor,
-      action: "event.reprocess",
-      subjectType: "raw_event",
-      subjectId: String(rawEventId),
-      tenantId,
-      reason,
-      details: { from: event.status, action: "release-claims", claims: ids.map(String) },
-    });
+    await audited({ action: "release-claims", claims: ids.map(String) });
     return { ok: true, value: { rawEventId, action: "release-claims", claims: ids.length } };
   });
   if (result.ok) wake(result.value.action === "reparse" ? RAW_EVENTS_CHANNEL : CLAIMS_CHANNEL);

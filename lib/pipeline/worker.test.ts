@@ -1,4 +1,4 @@
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { pickUpReceived, takeReleasedClaims } from "@/lib/pipeline/claim";
 import { commitClaim } from "@/lib/pipeline/commit";
 import { Prisma, prisma } from "@/lib/platform/db";
@@ -16,16 +16,14 @@ import {
   webhookRequest,
   type TestTenant,
 } from "@/dev/testing/builders";
+import { fileTenant } from "@/dev/testing/file-tenant";
 import { drain, memoryTransport, silent } from "@/dev/testing/drain";
 import { processOnce } from "@/lib/pipeline/worker";
 import { reprocessEvent } from "@/lib/pipeline/reprocess";
 import { SYSTEM_ACTOR } from "@/lib/admin/audit";
 import { deliver } from "@/dev/testing/route";
 
-let tenant: TestTenant;
-beforeAll(async () => {
-  tenant = await aTenant();
-});
+const tenant = fileTenant();
 /** Raw events whose place in the queue disagrees with their status: queued but not RECEIVED, or RECEIVED but not queued. */
 const queueMismatches = () =>
   prisma.$queryRaw<{ id: bigint; status: string | null }[]>(Prisma.sql`

@@ -3,13 +3,12 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { SYSTEM_ACTOR } from "@/lib/admin/audit";
 import { config } from "@/lib/platform/config";
 import { prisma } from "@/lib/platform/db";
-import { runReconciliation } from "@/lib/recon/run";
 import { aStripePayment, aTenant, stripeRequest, type TestTenant } from "@/dev/testing/builders";
 import { drainAll } from "@/dev/testing/drain";
 import { deliver } from "@/dev/testing/route";
+import { reconcileStripeFile } from "@/dev/testing/recon-file";
 
 const HOUR = 3600;
 const dir = mkdtempSync(path.join(os.tmpdir(), "tally-timing-"));
@@ -42,13 +41,7 @@ describe("ours-not-theirs near a window edge", () => {
     const file = report("settled.csv", [
       `pi_settled,payment,12.50,USD,${new Date((from + 24 * HOUR) * 1000).toISOString()}`,
     ]);
-    const r = await runReconciliation({
-      tenantId: tenant.id,
-      provider: "stripe",
-      window,
-      source: { kind: "csv", file },
-      actor: SYSTEM_ACTOR,
-    });
+    const r = await reconcileStripeFile(tenant.id, window, file);
     expect(r).toMatchObject({ ok: true, value: { matched: 1, oursNotTheirs: 3 } });
     const flags = await prisma.reconDiscrepancy.findMany({
       where: { tenantId: tenant.id, bucket: "OURS_NOT_THEIRS" },
@@ -71,13 +64,7 @@ describe("Tally's own report format is major units with the currency's decimals"
       `pi_jpy,payment,1500,JPY,${at}`,
       `pi_kwd,payment,1.250,KWD,${at}`,
     ]);
-    const r = await runReconciliation({
-      tenantId: tenant.id,
-      provider: "stripe",
-      window,
-      source: { kind: "csv", file },
-      actor: SYSTEM_ACTOR,
-    });
+    const r = await reconcileStripeFile(tenant.id, window, file);
     expect(r.ok).toBe(true);
     const theirs = await prisma.reconDiscrepancy.findMany({
       where: { tenantId: tenant.id, bucket: "THEIRS_NOT_OURS" },
@@ -100,13 +87,7 @@ describe("Tally's own report format is major units with the currency's decimals"
         `pi_settled,payment,12.50,USD,${at}`,
         `pi_x,payment,${amount},${currency},${at}`,
       ]);
-      const r = await runReconciliation({
-        tenantId: tenant.id,
-        provider: "stripe",
-        window,
-        source: { kind: "csv", file },
-        actor: SYSTEM_ACTOR,
-      });
+      const r = await reconcileStripeFile(tenant.id, window, file);
       expect(r).toMatchObject({
         ok: false,
         reason: "malformed_report",

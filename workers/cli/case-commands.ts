@@ -1,7 +1,7 @@
 // cases commands: what reconciliation left for a person to decide, from the
 // shell. Read-only: proposing and approving happen signed in, four-eyes.
 import { listCases } from "@/lib/cases/cases";
-import { printJson, table, UsageError, type Command } from "@/workers/cli/framework";
+import { flags, printJson, table, UsageError, type Command } from "@/workers/cli/framework";
 import { requireTenant } from "@/workers/cli/setup-commands";
 
 const minor = (amount: bigint | null, currency: string | null) =>
@@ -11,12 +11,7 @@ export const caseCommands: Command[] = [
   {
     name: "cases list",
     summary: "List a tenant's cases (open by default) and any proposal waiting for approval",
-    options: {
-      tenant: { type: "string" },
-      state: { type: "string" },
-      limit: { type: "string" },
-      json: { type: "boolean" },
-    },
+    options: flags({ tenant: "string", state: "string", limit: "string", json: "boolean" }),
     required: ["tenant"],
     database: true,
     async run(a) {

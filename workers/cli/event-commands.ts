@@ -5,20 +5,14 @@ import type { RawEventStatus } from "@/lib/generated/prisma/enums";
 import { cliActor } from "@/lib/admin/audit";
 import { config } from "@/lib/platform/config";
 import { reprocessEvent, reprocessFailed } from "@/lib/pipeline/reprocess";
-import { orFail, printJson, table, UsageError, type Command } from "@/workers/cli/framework";
+import { flags, orFail, printJson, table, UsageError, type Command } from "@/workers/cli/framework";
 import { requireTenant } from "@/workers/cli/setup-commands";
 
 export const eventCommands: Command[] = [
   {
     name: "events list",
     summary: "List a tenant's newest raw events",
-    options: {
-      tenant: { type: "string" },
-      status: { type: "string" },
-      reference: { type: "string" },
-      limit: { type: "string" },
-      json: { type: "boolean" },
-    },
+    options: flags({ tenant: "string", status: "string", reference: "string", limit: "string", json: "boolean" }),
     required: ["tenant"],
     database: true,
     async run(a) {
@@ -58,12 +52,7 @@ eventCommands.push({
   name: "events reprocess",
   summary:
     "Send a FAILED/IGNORED event (or a stuck claim) back through the normal path: --id N, or --status FAILED for all",
-  options: {
-    tenant: { type: "string" },
-    id: { type: "string" },
-    status: { type: "string" },
-    reason: { type: "string" },
-  },
+  options: flags({ tenant: "string", id: "string", status: "string", reason: "string" }),
   required: ["tenant", "reason"],
   database: true,
   async run(a) {

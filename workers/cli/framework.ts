@@ -7,6 +7,19 @@ export class CommandFailed extends Error {}
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
 
+/** A flag's kind: a value, a value that may repeat, or an on/off switch. No flag here has a default or a short form. */
+type Flag = "string" | "strings" | "boolean";
+
+/** parseArgs options from each flag's kind, in the order given (usage lists them in that order). */
+export function flags(spec: Record<string, Flag>): Options {
+  return Object.fromEntries(
+    Object.entries(spec).map(([name, kind]) => [
+      name,
+      kind === "strings" ? { type: "string" as const, multiple: true } : { type: kind },
+    ]),
+  );
+}
+
 export type Command = {
   /** "tenant add" */
   name: string;

@@ -3,7 +3,7 @@ import path from "node:path";
 import { exportLedger, ledgerCsv, ledgerJson } from "@/lib/ledger/export";
 import { DEFAULT_PROVIDER_WEIGHTS, generateDay, providersFromText } from "@/dev/simulator/day";
 import { writeDayFile } from "@/dev/simulator/day-file";
-import { UsageError, type Command } from "@/workers/cli/framework";
+import { flags, UsageError, type Command } from "@/workers/cli/framework";
 import { requireTenant } from "@/workers/cli/setup-commands";
 
 const wholeNumber = (flag: string, v: unknown, min = 0) => {
@@ -17,7 +17,7 @@ export const ledgerCommands: Command[] = [
   {
     name: "ledger export",
     summary: "Print the tenant's ledger, canonically ordered (two exports of the same ledger are byte-identical)",
-    options: { tenant: { type: "string" }, format: { type: "string" } },
+    options: flags({ tenant: "string", format: "string" }),
     required: ["tenant"],
     database: true,
     async run(a) {
@@ -32,14 +32,14 @@ export const ledgerCommands: Command[] = [
     name: "day generate",
     summary:
       "Write a realistic, deterministic day of provider deliveries (ndjson) for npm run replay; --providers stripe,adyen (drawn equally) or stripe=4,adyen=1 (weighted), default all six weighted towards Stripe",
-    options: {
-      events: { type: "string" },
-      seed: { type: "string" },
-      out: { type: "string" },
-      tenants: { type: "string" },
-      date: { type: "string" },
-      providers: { type: "string" },
-    },
+    options: flags({
+      events: "string",
+      seed: "string",
+      out: "string",
+      tenants: "string",
+      date: "string",
+      providers: "string",
+    }),
     required: ["events", "out"],
     async run(a) {
       const events = wholeNumber("events", a.events, 1);

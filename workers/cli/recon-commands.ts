@@ -7,7 +7,7 @@ import { runReconciliation } from "@/lib/recon/run";
 import { lookbackDaysFor, lookbackWindow, windowEndingBy } from "@/lib/recon/schedule";
 import { discrepancyHistory, trendSummary } from "@/lib/recon/trend";
 import { reportFormats } from "@/lib/recon/report-formats";
-import { orFail, printJson, table, UsageError, type Command } from "@/workers/cli/framework";
+import { flags, orFail, printJson, table, UsageError, type Command } from "@/workers/cli/framework";
 import { requireTenant } from "@/workers/cli/setup-commands";
 
 const DAY = 86_400_000;
@@ -22,16 +22,16 @@ export const reconCommands: Command[] = [
   {
     name: "recon run",
     summary: "Reconcile a window against the provider's settlement API, or a report file (--file)",
-    options: {
-      tenant: { type: "string" },
-      provider: { type: "string" },
-      date: { type: "string" },
-      from: { type: "string" },
-      to: { type: "string" },
-      file: { type: "string" },
-      format: { type: "string" },
-      json: { type: "boolean" },
-    },
+    options: flags({
+      tenant: "string",
+      provider: "string",
+      date: "string",
+      from: "string",
+      to: "string",
+      file: "string",
+      format: "string",
+      json: "boolean",
+    }),
     required: ["tenant", "provider"],
     database: true,
     async run(a) {
@@ -109,7 +109,7 @@ export const reconCommands: Command[] = [
   {
     name: "recon runs",
     summary: "List a tenant's recent reconciliation runs",
-    options: { tenant: { type: "string" }, limit: { type: "string" } },
+    options: flags({ tenant: "string", limit: "string" }),
     required: ["tenant"],
     database: true,
     async run(a) {
@@ -143,7 +143,7 @@ export const reconCommands: Command[] = [
   {
     name: "recon trend",
     summary: "The daily discrepancy count and the 30-day verdict",
-    options: { tenant: { type: "string" }, days: { type: "string" }, json: { type: "boolean" } },
+    options: flags({ tenant: "string", days: "string", json: "boolean" }),
     required: ["tenant"],
     database: true,
     async run(a) {

@@ -5,7 +5,7 @@ import { prisma } from "@/lib/platform/db";
 import { addSecret, createTenant, generateSecret, updateEndpointSettings } from "@/lib/admin/tenants";
 import { createUser } from "@/lib/admin/users";
 import { adapterFor, supportedProviders } from "@/lib/providers";
-import { CommandFailed, orFail, table, UsageError, type Command } from "@/workers/cli/framework";
+import { flags, CommandFailed, orFail, table, UsageError, type Command } from "@/workers/cli/framework";
 
 const str = (v: unknown) => v as string;
 const positiveInt = (name: string, v: unknown) => {
@@ -13,12 +13,15 @@ const positiveInt = (name: string, v: unknown) => {
   if (!Number.isInteger(n) || n < 0) throw new UsageError(`--${name} must be a whole number, got "${v}"`);
   return n;
 };
+/** A whole-number flag that may be left out (then the domain keeps its default). */
+const optionalInt = (a: Record<string, unknown>, name: string) =>
+  a[name] !== undefined ? positiveInt(name, a[name]) : undefined;
 
 export const setupCommands: Command[] = [
   {
     name: "tenant add",
     summary: "Create a tenant (its slug appears in webhook URLs)",
-    options: { slug: { type: "string" }, name: { type: "string" } },
+    options: flags({ slug: "string", name: "string" }),
     required: ["slug", "name"],
     database: true,
     async run(a) {
@@ -52,15 +55,15 @@ export const setupCommands: Command[] = [
   {
     name: "secret add",
     summary: "Add a webhook signing secret; --overlap-hours makes it a rotation (older secrets expire then)",
-    options: {
-      tenant: { type: "string" },
-      provider: { type: "string" },
-      secret: { type: "string" },
-      generate: { type: "boolean" },
-      label: { type: "string" },
-      "overlap-hours": { type: "string" },
-      "tolerance-seconds": { type: "string" },
-    },
+    options: flags({
+      tenant: "string",
+      provider: "string",
+      secret: "string",
+      generate: "boolean",
+      label: "string",
+      "overlap-hours": "string",
+      "tolerance-seconds": "string",
+    }),
     required: ["tenant", "provider"],
     database: true,
     async run(a) {
@@ -78,10 +81,7 @@ export const setupCommands: Command[] = [
             label: a.label as string | undefined,
             overlapSeconds:
               a["overlap-hours"] !== undefined ? positiveInt("overlap-hours", a["overlap-hours"]) * 3600 : undefined,
-            toleranceSeconds:
-              a["tolerance-seconds"] !== undefined
-                ? positiveInt("tolerance-seconds", a["tolerance-seconds"])
-                : undefined,
+            toleranceSeconds: optionalInt(a, "tolerance-seconds"),
           },
           cliActor(),
         ),
@@ -97,14 +97,14 @@ export const setupCommands: Command[] = [
     name: "endpoint set",
     summary:
       "Change a provider endpoint: --setting key=value (apiKey, apiBaseUrl, webhookId, secretKey, reconLookbackDays; key= removes), --tolerance-seconds, --enable/--disable",
-    options: {
-      tenant: { type: "string" },
-      provider: { type: "string" },
-      setting: { type: "string", multiple: true },
-      "tolerance-seconds": { type: "string" },
-      enable: { type: "boolean" },
-      disable: { type: "boolean" },
-    },
+    options: flags({
+      tenant: "string",
+      provider: "string",
+      setting: "strings",
+      "tolerance-seconds": "string",
+      enable: "boolean",
+      disable: "boolean",
+    }),
     required: ["tenant", "provider"],
     database: true,
     async run(a) {
@@ -124,10 +124,7 @@ export const setupCommands: Command[] = [
           {
             settings,
             enabled: a.enable ? true : a.disable ? false : undefined,
-            toleranceSeconds:
-              a["tolerance-seconds"] !== undefined
-                ? positiveInt("tolerance-seconds", a["tolerance-seconds"])
-                : undefined,
+            toleranceSeconds: optionalInt(a, "tolerance-seconds"),
           },
           cliActor(),
         ),
@@ -140,13 +137,7 @@ export const setupCommands: Command[] = [
   {
     name: "user add",
     summary: "Create a dashboard user; prints a generated password once unless --password is given",
-    options: {
-      email: { type: "string" },
-      role: { type: "string" },
-      tenant: { type: "string", multiple: true },
-      password: { type: "string" },
-      name: { type: "string" },
-    },
+    options: flags({ email: "string", role: "string", tenant: "strings", password: "string", name: "string" }),
     required: ["email", "role"],
     database: true,
     async run(a) {
@@ -169,7 +160,7 @@ export const setupCommands: Command[] = [
   {
     name: "token add",
     summary: "Create an API token for one tenant and role; the token is printed once",
-    options: { tenant: { type: "string" }, role: { type: "string" }, name: { type: "string" } },
+    options: flags({ tenant: "string", role: "string", name: "string" }),
     required: ["tenant", "role"],
     database: true,
     async run(a) {

@@ -6,7 +6,8 @@
 // idempotency of the reference. Compared in constant time, through digests so the
 // comparison leaks neither content nor length; any active secret hash may match.
 import { createHash, timingSafeEqual } from "node:crypto";
-import { explainMismatch, explainMissingHeader, refuse } from "@/lib/providers/explain";
+import { explainMissingHeader, refuse } from "@/lib/providers/explain";
+import { matchAnySecret, noActiveSecret } from "@/lib/providers/verdict";
 import type { VerifyInput, VerifyResult } from "@/lib/providers/types";
 
 export const FLUTTERWAVE_HASH_HEADER = "verif-hash";
@@ -17,26 +18,15 @@ export function verifyFlutterwave({ rawBody, headers, secrets }: VerifyInput): V
   const header = headers.get(FLUTTERWAVE_HASH_HEADER);
   if (!header)
     return refuse("missing_header", "Missing verif-hash header", explainMissingHeader(headers, "flutterwave"));
-  if (secrets.length === 0)
-    return {
-      ok: false,
-      reason: "no_active_secret",
-      message: "No active Flutterwave secret hash is configured for this endpoint",
-    };
+  if (secrets.length === 0) return noActiveSecret("Flutterwave secret hash");
   const received = digest(header);
   const verifies = (_body: Buffer, secret: string) => timingSafeEqual(received, digest(secret));
-  if (secrets.some((secret) => verifies(rawBody, secret))) return { ok: true, deliveryId: null };
-  return refuse(
-    "no_signature_matched",
+  return matchAnySecret(
+    { rawBody, secrets },
+    verifies,
+    null,
     "verif-hash does not equal any active secret hash for this endpoint",
-    explainMismatch({
-      rawBody,
-      secrets,
-      verifies,
-      bodySigned: false,
-      secretName: "secret hash",
-      wrongKind: flutterwaveWrongKind,
-    }),
+    { bodySigned: false, secretName: "secret hash", wrongKind: flutterwaveWrongKind },
   );
 }
 

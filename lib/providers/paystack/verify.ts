@@ -4,8 +4,9 @@
 // valid forever: replay protection rests on the idempotency of the movement's
 // reference (a replayed charge.success claims a reference already claimed and posts
 // nothing), never on this check. Any active secret may match (rotation).
-import { explainMismatch, explainMissingHeader, peekJson, refuse } from "@/lib/providers/explain";
+import { explainMissingHeader, peekJson, refuse } from "@/lib/providers/explain";
 import { decodeHex, hmac, safeEqual } from "@/lib/providers/signature";
+import { matchAnySecret, noActiveSecret } from "@/lib/providers/verdict";
 import type { VerifyInput, VerifyResult } from "@/lib/providers/types";
 
 export const PAYSTACK_SIGNATURE_HEADER = "x-paystack-signature";
@@ -21,25 +22,14 @@ export function verifyPaystack({ rawBody, headers, secrets }: VerifyInput): Veri
       reason: "malformed_header",
       message: "x-paystack-signature is not a hex HMAC-SHA512 (128 hex characters)",
     };
-  if (secrets.length === 0)
-    return {
-      ok: false,
-      reason: "no_active_secret",
-      message: "No active Paystack secret key is configured for this endpoint",
-    };
+  if (secrets.length === 0) return noActiveSecret("Paystack secret key");
   const verifies = (body: Buffer, secret: string) => safeEqual(signature, hmac("sha512", secret, body));
-  if (secrets.some((secret) => verifies(rawBody, secret))) return { ok: true, deliveryId: null };
-  return refuse(
-    "no_signature_matched",
+  return matchAnySecret(
+    { rawBody, secrets },
+    verifies,
+    null,
     "x-paystack-signature does not match the body under any active secret key for this endpoint",
-    explainMismatch({
-      rawBody,
-      secrets,
-      verifies,
-      secretName: "secret key",
-      wrongKind: paystackWrongKind,
-      modeNote: paystackModeNote(rawBody, secrets),
-    }),
+    { secretName: "secret key", wrongKind: paystackWrongKind, modeNote: paystackModeNote(rawBody, secrets) },
   );
 }
 

@@ -1,15 +1,7 @@
 // A Standard Webhooks sender as the day generator plays it: payment.succeeded and
 // refund.succeeded (naming the payment in payment_id), sequential references per tenant.
-import { cappedRefund, drawMoney, type CurrencyMix, type ProviderScript } from "@/lib/providers/simulation/script";
-import { legacyMalformed, legacyReformat } from "@/lib/providers/stripe/simulate";
-
-const MIX: CurrencyMix = [
-  ["USD", 50, 100, 250_000],
-  ["EUR", 25, 100, 200_000],
-  ["GBP", 12, 100, 150_000],
-  ["JPY", 8, 100, 60_000],
-  ["KWD", 5, 1_000, 400_000],
-];
+import { cappedRefund, drawMoney, type ProviderScript } from "@/lib/providers/simulation/script";
+import { LEGACY_MIX, legacyMalformed, legacyReformat } from "@/lib/providers/stripe/simulate";
 
 const IGNORED = ["invoice.created", "customer.updated", "payment.pending"];
 const iso = (unix: number) => new Date(unix * 1000).toISOString();
@@ -17,7 +9,7 @@ const iso = (unix: number) => new Date(unix * 1000).toISOString();
 export const standardScript: ProviderScript = {
   provider: "standard",
   refunds: true,
-  money: (r) => drawMoney(r, MIX),
+  money: (r) => drawMoney(r, LEGACY_MIX),
   paymentReference: (_r, n) => `pay_${String(n).padStart(6, "0")}`,
   refundReference: (_r, n) => `ref_${String(n).padStart(6, "0")}`,
   refundAmount: cappedRefund,

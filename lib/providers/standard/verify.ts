@@ -1,8 +1,9 @@
 // Standard Webhooks (Svix and others): webhook-id / webhook-timestamp / webhook-signature
 // (or their svix-* names); HMAC-SHA256, base64, over "<id>.<timestamp>.<raw body>",
 // keyed with the base64-decoded secret after "whsec_"; "v1,<sig>" list, space-separated.
-import { explainMismatch, explainMissingHeader, explainSkew, refuse } from "@/lib/providers/explain";
-import { decodeBase64, hmac, safeEqual, skewBeyond } from "@/lib/providers/signature";
+import { explainMissingHeader, refuse } from "@/lib/providers/explain";
+import { decodeBase64, hmac, safeEqual } from "@/lib/providers/signature";
+import { judgeTimestamped } from "@/lib/providers/verdict";
 import type { VerifyInput, VerifyResult } from "@/lib/providers/types";
 
 export const STANDARD_HEADERS = [
@@ -23,7 +24,8 @@ export function standardKey(secret: string): Buffer | null {
   return decodeBase64(secret.startsWith("whsec_") ? secret.slice("whsec_".length) : secret);
 }
 
-export function verifyStandard({ rawBody, headers, secrets, toleranceSeconds, now }: VerifyInput): VerifyResult {
+export function verifyStandard(input: VerifyInput): VerifyResult {
+  const { headers } = input;
   const id = header(headers, "id");
   const timestampText = header(headers, "timestamp");
   const signatureHeader = header(headers, "signature");
@@ -55,33 +57,15 @@ export function verifyStandard({ rawBody, headers, secrets, toleranceSeconds, no
     const expected = hmac("sha256", key, `${id}.${timestampText}.`, body);
     return signatures.some((sig) => safeEqual(sig, expected));
   };
-  const timestamp = Number(timestampText);
-  const skew = skewBeyond(timestamp, now, toleranceSeconds);
-  if (skew !== null) {
-    return refuse(
-      "timestamp_outside_tolerance",
-      `webhook-timestamp is ${Math.abs(skew)} s ${skew > 0 ? "old" : "in the future"}, outside the ${toleranceSeconds} s tolerance`,
-      explainSkew(skew, toleranceSeconds, secrets.length > 0 ? secrets.some((s) => verifies(rawBody, s)) : undefined),
-    );
-  }
-  if (secrets.length === 0)
-    return {
-      ok: false,
-      reason: "no_active_secret",
-      message: "No active signing secret is configured for this endpoint",
-    };
-  if (secrets.some((secret) => verifies(rawBody, secret))) return { ok: true, deliveryId: id };
-  return refuse(
-    "no_signature_matched",
+  return judgeTimestamped(
+    input,
+    { what: "webhook-timestamp", timestamp: Number(timestampText), verifies, deliveryId: id },
     "No webhook-signature v1 signature matched an active secret for this endpoint",
-    explainMismatch({
-      rawBody,
-      secrets,
-      verifies,
+    {
       wrongKind: (secret) =>
         standardKey(secret)
           ? null
           : "the configured secret is not a Standard Webhooks secret (whsec_ followed by base64), so it cannot have made any signature",
-    }),
+    },
   );
 }

@@ -11,7 +11,8 @@ import {
   type SimMovement,
 } from "@/lib/providers/simulation/script";
 
-const MIX: CurrencyMix = [
+/** Stripe's currencies, and the Standard Webhooks sender's too: one table so a seed gives both the same day as before. */
+export const LEGACY_MIX: CurrencyMix = [
   ["USD", 50, 100, 250_000],
   ["EUR", 25, 100, 200_000],
   ["GBP", 12, 100, 150_000],
@@ -90,7 +91,7 @@ const IGNORED = [
 export const stripeScript: ProviderScript = {
   provider: "stripe",
   refunds: true,
-  money: (r) => drawMoney(r, MIX),
+  money: (r) => drawMoney(r, LEGACY_MIX),
   paymentReference: (r) => r.id("pi_"),
   refundReference: (r) => r.id("re_"),
   paymentDetails: (reference) => ({ chargeId: `ch_${reference.slice(3)}` }),

@@ -1,12 +1,14 @@
 // Stripe-Signature: "t=<unix>,v1=<hex>[,v1=<hex>…]", HMAC-SHA256 over "<t>.<raw body>"
 // keyed with the whole whsec_ string. Any v1 may match any active secret.
-import { explainMismatch, explainMissingHeader, explainSkew, peekJson, refuse } from "@/lib/providers/explain";
-import { hmac, safeEqual, decodeHex, skewBeyond } from "@/lib/providers/signature";
+import { explainMissingHeader, peekJson, refuse } from "@/lib/providers/explain";
+import { hmac, safeEqual, decodeHex } from "@/lib/providers/signature";
+import { judgeTimestamped } from "@/lib/providers/verdict";
 import type { VerifyInput, VerifyResult } from "@/lib/providers/types";
 
 export const STRIPE_SIGNATURE_HEADER = "stripe-signature";
 
-export function verifyStripe({ rawBody, headers, secrets, toleranceSeconds, now }: VerifyInput): VerifyResult {
+export function verifyStripe(input: VerifyInput): VerifyResult {
+  const { headers } = input;
   const header = headers.get(STRIPE_SIGNATURE_HEADER);
   if (!header)
     return refuse("missing_header", "Missing Stripe-Signature header", explainMissingHeader(headers, "stripe"));
@@ -32,32 +34,15 @@ export function verifyStripe({ rawBody, headers, secrets, toleranceSeconds, now 
     const expected = hmac("sha256", secret, prefix, body);
     return signatures.some((sig) => safeEqual(sig, expected));
   };
-  const skew = skewBeyond(timestamp, now, toleranceSeconds);
-  if (skew !== null) {
-    return refuse(
-      "timestamp_outside_tolerance",
-      `Stripe-Signature timestamp is ${Math.abs(skew)} s ${skew > 0 ? "old" : "in the future"}, outside the ${toleranceSeconds} s tolerance`,
-      explainSkew(skew, toleranceSeconds, secrets.length > 0 ? secrets.some((s) => verifies(rawBody, s)) : undefined),
-    );
-  }
-  if (secrets.length === 0)
-    return {
-      ok: false,
-      reason: "no_active_secret",
-      message: "No active signing secret is configured for this endpoint",
-    };
-  if (secrets.some((secret) => verifies(rawBody, secret))) return { ok: true, deliveryId: null };
-  return refuse(
-    "no_signature_matched",
+  return judgeTimestamped(
+    input,
+    { what: "Stripe-Signature timestamp", timestamp, verifies, deliveryId: null },
     "No Stripe-Signature v1 signature matched an active secret for this endpoint",
-    explainMismatch({
-      rawBody,
-      secrets,
-      verifies,
+    {
       secretName: "signing secret",
       wrongKind: stripeWrongKind,
-      modeNote: stripeModeNote(rawBody),
-    }),
+      modeNote: stripeModeNote(input.rawBody),
+    },
   );
 }
 

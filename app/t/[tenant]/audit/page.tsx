@@ -1,12 +1,13 @@
 // Audit log: who did what, when and why, for this tenant (admins may include
 // entries tied to no tenant: sign-ins, admin users). Read-only.
 import { ExportForm } from "@/components/export-form";
-import Link from "next/link";
 import { EmptyState, NoAccess, NothingMatches } from "@/components/states";
 import { listAudit } from "@/lib/admin/audit";
 import { requirePage } from "@/lib/auth/page-access";
 import { AuditQuery } from "@/lib/platform/query-params";
 import { TableScroll } from "@/components/table-scroll";
+import { TableHead } from "@/components/table-head";
+import { NextPage } from "@/components/pager";
 
 export const dynamic = "force-dynamic";
 
@@ -97,16 +98,7 @@ export default async function AuditPage({
       {page && page.entries.length > 0 && (
         <TableScroll label="Audit entries">
           <table className="table">
-            <thead>
-              <tr>
-                <th scope="col">When (UTC)</th>
-                <th scope="col">Who</th>
-                <th scope="col">What</th>
-                <th scope="col">Subject</th>
-                <th scope="col">Why</th>
-                <th scope="col">Details</th>
-              </tr>
-            </thead>
+            <TableHead columns={["When (UTC)", "Who", "What", "Subject", "Why", "Details"]} />
             <tbody>
               {page.entries.map((a) => (
                 <tr key={a.id.toString()}>
@@ -131,13 +123,11 @@ export default async function AuditPage({
         </TableScroll>
       )}
       {page?.nextBefore && (
-        <nav aria-label="Pages" className="pager">
-          <Link
-            href={`/t/${slug}/audit?${new URLSearchParams({ ...Object.fromEntries(keep), before: page.nextBefore.toString() })}`}
-          >
-            Older →
-          </Link>
-        </nav>
+        <NextPage
+          href={`/t/${slug}/audit?${new URLSearchParams({ ...Object.fromEntries(keep), before: page.nextBefore.toString() })}`}
+        >
+          Older →
+        </NextPage>
       )}
       <h2>Export</h2>
       <ExportForm tenant={slug} kind="audit" what="the audit log" />

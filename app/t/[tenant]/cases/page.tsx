@@ -9,6 +9,8 @@ import { requirePage } from "@/lib/auth/page-access";
 import { listCases } from "@/lib/cases/cases";
 import { bigintId } from "@/lib/platform/query-params";
 import { TableScroll } from "@/components/table-scroll";
+import { num, TableHead } from "@/components/table-head";
+import { NextPage } from "@/components/pager";
 
 export const dynamic = "force-dynamic";
 
@@ -83,22 +85,9 @@ export default async function CasesPage({
         <TableScroll label="Cases">
           <table className="table" data-testid="cases-table">
             <caption className="visually-hidden">Cases, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Case</th>
-                <th scope="col">Kind</th>
-                <th scope="col">Reference</th>
-                <th scope="col">Day</th>
-                <th scope="col" className="num">
-                  Ours
-                </th>
-                <th scope="col" className="num">
-                  Theirs
-                </th>
-                <th scope="col">State</th>
-                <th scope="col">Proposal</th>
-              </tr>
-            </thead>
+            <TableHead
+              columns={["Case", "Kind", "Reference", "Day", num("Ours"), num("Theirs"), "State", "Proposal"]}
+            />
             <tbody>
               {page.cases.map((c) => {
                 const p = c.proposals[0];
@@ -155,13 +144,11 @@ export default async function CasesPage({
         </TableScroll>
       )}
       {page.nextBefore && (
-        <nav aria-label="Pages" className="pager">
-          <Link
-            href={`/t/${slug}/cases?${new URLSearchParams({ state, ...(kind && { kind }), before: page.nextBefore.toString() })}`}
-          >
-            Older cases →
-          </Link>
-        </nav>
+        <NextPage
+          href={`/t/${slug}/cases?${new URLSearchParams({ state, ...(kind && { kind }), before: page.nextBefore.toString() })}`}
+        >
+          Older cases →
+        </NextPage>
       )}
       <h2>Export</h2>
       <ExportForm tenant={slug} kind="cases" what="cases" />

@@ -7,6 +7,8 @@ import { listAccounts } from "@/lib/ledger/accounts";
 import { requirePage } from "@/lib/auth/page-access";
 import { AccountQuery } from "@/lib/platform/query-params";
 import { TableScroll } from "@/components/table-scroll";
+import { num, TableHead } from "@/components/table-head";
+import { NextPage } from "@/components/pager";
 
 export const dynamic = "force-dynamic";
 
@@ -84,16 +86,7 @@ export default async function LedgerPage({
       {page && page.accounts.length > 0 && (
         <TableScroll label="Accounts">
           <table className="table">
-            <thead>
-              <tr>
-                <th scope="col">Account</th>
-                <th scope="col">Kind</th>
-                <th scope="col">Name</th>
-                <th scope="col" className="num">
-                  Balance
-                </th>
-              </tr>
-            </thead>
+            <TableHead columns={["Account", "Kind", "Name", num("Balance")]} />
             <tbody>
               {page.accounts.map((a) => (
                 <tr key={a.id.toString()}>
@@ -116,13 +109,11 @@ export default async function LedgerPage({
         </TableScroll>
       )}
       {page?.nextAfter && (
-        <nav aria-label="Pages" className="pager">
-          <Link
-            href={`/t/${slug}/ledger?${new URLSearchParams({ ...(raw.code && { code: raw.code }), ...(raw.kind && { kind: raw.kind }), after: page.nextAfter.toString() })}`}
-          >
-            More accounts →
-          </Link>
-        </nav>
+        <NextPage
+          href={`/t/${slug}/ledger?${new URLSearchParams({ ...(raw.code && { code: raw.code }), ...(raw.kind && { kind: raw.kind }), after: page.nextAfter.toString() })}`}
+        >
+          More accounts →
+        </NextPage>
       )}
     </>
   );

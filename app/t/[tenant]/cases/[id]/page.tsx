@@ -2,21 +2,19 @@
 // posting, the provider's settlement line or its absence), then the decision:
 // propose (with the exact correction shown first), approve or reject, history.
 import Link from "next/link";
+import type { ReactNode } from "react";
 import { CASE_STATUS_LABEL, reasonCodeLabel } from "@/lib/cases/labels";
-import { notFound } from "next/navigation";
 import { CaseDecision, type DecisionProps, type PendingProposal } from "@/components/cases/case-decision";
 import { ConflictEvidence } from "@/components/cases/conflict-evidence";
 import { PlanTable, type PlanLeg } from "@/components/cases/plan-table";
 import { resolutionLabel } from "@/components/cases/resolution-label";
 import { utc } from "@/components/format";
 import { formatMoney } from "@/components/money";
-import { NoAccess } from "@/components/states";
-import { requirePage } from "@/lib/auth/page-access";
 import { mayDo } from "@/lib/auth/roles";
 import { getCase, type CaseDetail } from "@/lib/cases/cases";
 import { conflictStake, discrepancyStake } from "@/lib/cases/stake";
 import { plain } from "@/lib/platform/http";
-import { bigintId } from "@/lib/platform/query-params";
+import { type DetailParams, openDetail } from "@/app/t/[tenant]/open-detail";
 
 export const dynamic = "force-dynamic";
 
@@ -24,13 +22,10 @@ const STATUS: Record<string, string> = CASE_STATUS_LABEL;
 const money = (amount: bigint | null, currency: string | null) =>
   amount === null || !currency ? "—" : formatMoney(amount, currency.trim());
 
-export default async function CasePage({ params }: { params: Promise<{ tenant: string; id: string }> }) {
-  const { tenant: slug, id } = await params;
-  const { principal, tenant, allowed } = await requirePage(slug, "cases", `/${id}`);
-  if (!allowed) return <NoAccess role={principal.role} section="Cases" />;
-  const caseId = bigintId.safeParse(id);
-  const detail = caseId.success ? await getCase(tenant.id, caseId.data) : null;
-  if (!detail) notFound();
+export default async function CasePage({ params }: { params: DetailParams }) {
+  const open = await openDetail(params, "cases", "Cases", getCase);
+  if (!open.ok) return open.page;
+  const { principal, slug, detail } = open.opened;
   const c = detail.case;
   if (detail.conflict)
     return <ConflictCasePage slug={slug} detail={detail} conflict={detail.conflict} principal={principal} />;
@@ -56,23 +51,17 @@ export default async function CasePage({ params }: { params: Promise<{ tenant: s
   const theirFields = detail.theirs && header ? detail.theirs.line.split(",") : null;
   return (
     <>
-      <p>
-        <Link href={`/t/${slug}/cases`}>← Cases</Link>
-      </p>
-      <h1>
-        Case #{c.id.toString()} <span className="badge badge-muted">{STATUS[c.status]}</span>
-      </h1>
-      <dl className="facts">
-        <dt>Kind</dt>
-        <dd>
-          {c.kind === "OURS_NOT_THEIRS"
+      <CaseFacts
+        slug={slug}
+        c={c}
+        kind={
+          c.kind === "OURS_NOT_THEIRS"
             ? "Ours, not theirs: we posted it, the provider has no record of it"
-            : "Mismatch: both sides have it, with different amounts or currencies"}
-        </dd>
-        <dt>Reference</dt>
-        <dd className="mono">
-          {d.provider} · {d.reference}
-        </dd>
+            : "Mismatch: both sides have it, with different amounts or currencies"
+        }
+        provider={d.provider}
+        reference={d.reference}
+      >
         <dt>Day</dt>
         <dd>
           {d.day.toISOString().slice(0, 10)}
@@ -100,7 +89,7 @@ export default async function CasePage({ params }: { params: Promise<{ tenant: s
             <dd>{c.resolution}</dd>
           </>
         )}
-      </dl>
+      </CaseFacts>
 
       <h2>Evidence</h2>
       <div className="evidence">
@@ -266,23 +255,17 @@ function ConflictCasePage({
   const stake = largest.amount > 0n ? { amount: largest.amount.toString(), currency: largest.currency } : null;
   return (
     <>
-      <p>
-        <Link href={`/t/${slug}/cases`}>← Cases</Link>
-      </p>
-      <h1>
-        Case #{c.id.toString()} <span className="badge badge-muted">{STATUS[c.status]}</span>
-      </h1>
-      <dl className="facts">
-        <dt>Kind</dt>
-        <dd>
-          {conflict.kind === "OVER_REFUND"
+      <CaseFacts
+        slug={slug}
+        c={c}
+        kind={
+          conflict.kind === "OVER_REFUND"
             ? "Conflict: refunds would exceed their payment"
-            : "Conflict: a delivery disagrees with the claimed movement"}
-        </dd>
-        <dt>Reference</dt>
-        <dd className="mono">
-          {conflict.provider} · {conflict.reference}
-        </dd>
+            : "Conflict: a delivery disagrees with the claimed movement"
+        }
+        provider={conflict.provider}
+        reference={conflict.reference}
+      >
         <dt>Detected</dt>
         <dd>{utc(conflict.detectedAt)} UTC</dd>
         {c.resolution && (
@@ -291,7 +274,7 @@ function ConflictCasePage({
             <dd>{c.resolution}</dd>
           </>
         )}
-      </dl>
+      </CaseFacts>
       <ConflictEvidence
         tenant={slug}
         kind={conflict.kind}
@@ -313,6 +296,43 @@ function ConflictCasePage({
         secondApprovalAbove={detail.secondApprovalAbove.toString()}
         stake={stake}
       />
+    </>
+  );
+}
+
+/** How every case page opens, reconciliation or conflict: the way back, the case and its state, what and whose it is. */
+function CaseFacts({
+  slug,
+  c,
+  kind,
+  provider,
+  reference,
+  children,
+}: {
+  slug: string;
+  c: { id: bigint; status: string };
+  kind: string;
+  provider: string;
+  reference: string;
+  children: ReactNode;
+}) {
+  return (
+    <>
+      <p>
+        <Link href={`/t/${slug}/cases`}>← Cases</Link>
+      </p>
+      <h1>
+        Case #{c.id.toString()} <span className="badge badge-muted">{STATUS[c.status]}</span>
+      </h1>
+      <dl className="facts">
+        <dt>Kind</dt>
+        <dd>{kind}</dd>
+        <dt>Reference</dt>
+        <dd className="mono">
+          {provider} · {reference}
+        </dd>
+        {children}
+      </dl>
     </>
   );
 }

@@ -1,17 +1,15 @@
 // One event: the body as received, stored headers, what happened to it
 // (received → claimed → done / duplicate / ignored / failed), its postings and receipts.
 import Link from "next/link";
-import { notFound } from "next/navigation";
 import { formatMoney } from "@/components/money";
 import { RawBody } from "@/components/raw-body";
-import { NoAccess } from "@/components/states";
 import { StatusBadge } from "@/components/status-badge";
-import { requirePage } from "@/lib/auth/page-access";
 import { mayUse } from "@/lib/auth/roles";
 import { shownDelivery } from "@/lib/views/event-signatures";
 import { getEvent, type EventDetail } from "@/lib/views/events";
-import { bigintId } from "@/lib/platform/query-params";
 import { TableScroll } from "@/components/table-scroll";
+import { num, TableHead } from "@/components/table-head";
+import { type DetailParams, openDetail } from "@/app/t/[tenant]/open-detail";
 
 export const dynamic = "force-dynamic";
 
@@ -97,13 +95,10 @@ function timeline(d: EventDetail, tenant: string): Step[] {
   return steps;
 }
 
-export default async function EventPage({ params }: { params: Promise<{ tenant: string; id: string }> }) {
-  const { tenant: slug, id } = await params;
-  const { principal, tenant, allowed } = await requirePage(slug, "events", `/${id}`);
-  if (!allowed) return <NoAccess role={principal.role} section="Events" />;
-  const eventId = bigintId.safeParse(id);
-  const detail = eventId.success ? await getEvent(tenant.id, eventId.data) : null;
-  if (!detail) notFound();
+export default async function EventPage({ params }: { params: DetailParams }) {
+  const open = await openDetail(params, "events", "Events", getEvent);
+  if (!open.ok) return open.page;
+  const { principal, slug, detail } = open.opened;
   const e = detail.event;
   const shown = shownDelivery(e);
   const postings = detail.claims.flatMap((c) => (c.posting ? [c.posting] : []));
@@ -163,17 +158,7 @@ export default async function EventPage({ params }: { params: Promise<{ tenant: 
             </h3>
             <TableScroll label={`Posting ${p.id} legs`}>
               <table className="table">
-                <thead>
-                  <tr>
-                    <th scope="col">Account</th>
-                    <th scope="col" className="num">
-                      Debit
-                    </th>
-                    <th scope="col" className="num">
-                      Credit
-                    </th>
-                  </tr>
-                </thead>
+                <TableHead columns={["Account", num("Debit"), num("Credit")]} />
                 <tbody>
                   {p.entries.map((en) => (
                     <tr key={en.id.toString()}>
@@ -242,12 +227,7 @@ export default async function EventPage({ params }: { params: Promise<{ tenant: 
       <h2>Headers</h2>
       <TableScroll label="Headers">
         <table className="table headers">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Value</th>
-            </tr>
-          </thead>
+          <TableHead columns={["Name", "Value"]} />
           <tbody>
             {Object.entries(shown.headers).map(([k, v]) => (
               <tr key={k}>

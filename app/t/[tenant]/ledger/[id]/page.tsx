@@ -1,12 +1,12 @@
 // One account: balances and its ledger entries, newest first, each with its posting.
 import Link from "next/link";
-import { notFound } from "next/navigation";
 import { displayBalance, formatMoney } from "@/components/money";
-import { NoAccess } from "@/components/states";
 import { getAccount, listEntries } from "@/lib/ledger/accounts";
-import { requirePage } from "@/lib/auth/page-access";
 import { bigintId } from "@/lib/platform/query-params";
 import { TableScroll } from "@/components/table-scroll";
+import { num, TableHead } from "@/components/table-head";
+import { type DetailParams, openDetail } from "@/app/t/[tenant]/open-detail";
+import { NextPage } from "@/components/pager";
 
 export const dynamic = "force-dynamic";
 
@@ -14,15 +14,12 @@ export default async function AccountPage({
   params,
   searchParams,
 }: {
-  params: Promise<{ tenant: string; id: string }>;
+  params: DetailParams;
   searchParams: Promise<{ before?: string }>;
 }) {
-  const { tenant: slug, id } = await params;
-  const { principal, tenant, allowed } = await requirePage(slug, "ledger", `/${id}`);
-  if (!allowed) return <NoAccess role={principal.role} section="Ledger" />;
-  const accountId = bigintId.safeParse(id);
-  const account = accountId.success ? await getAccount(tenant.id, accountId.data) : null;
-  if (!account) notFound();
+  const open = await openDetail(params, "ledger", "Ledger", getAccount);
+  if (!open.ok) return open.page;
+  const { slug, id, detail: account } = open.opened;
   const before = bigintId.safeParse((await searchParams).before ?? "");
   const page = await listEntries(account.id, { beforeId: before.success ? before.data : undefined });
   return (
@@ -53,20 +50,7 @@ export default async function AccountPage({
       ) : (
         <TableScroll label="Entries">
           <table className="table">
-            <thead>
-              <tr>
-                <th scope="col">Entry</th>
-                <th scope="col">Occurred</th>
-                <th scope="col">Posting</th>
-                <th scope="col">Reference</th>
-                <th scope="col" className="num">
-                  Debit
-                </th>
-                <th scope="col" className="num">
-                  Credit
-                </th>
-              </tr>
-            </thead>
+            <TableHead columns={["Entry", "Occurred", "Posting", "Reference", num("Debit"), num("Credit")]} />
             <tbody>
               {page.entries.map((en) => (
                 <tr key={en.id.toString()}>
@@ -97,9 +81,7 @@ export default async function AccountPage({
         </TableScroll>
       )}
       {page.nextBefore && (
-        <nav aria-label="Pages" className="pager">
-          <Link href={`/t/${slug}/ledger/${id}?before=${page.nextBefore}`}>Older entries →</Link>
-        </nav>
+        <NextPage href={`/t/${slug}/ledger/${id}?before=${page.nextBefore}`}>Older entries →</NextPage>
       )}
     </>
   );

@@ -1,17 +1,15 @@
 // One reconciliation run: its window, source and outcome, then each bucket's
 // discrepancies. Matched lines are counted, not stored, so they are a number here.
 import Link from "next/link";
-import { notFound } from "next/navigation";
 import { duration, utc } from "@/components/format";
 import { formatMoney } from "@/components/money";
-import { NoAccess } from "@/components/states";
 import { NotReconciled, type NotReconciledLine } from "@/components/recon/not-reconciled";
-import { requirePage } from "@/lib/auth/page-access";
 import { mayUse } from "@/lib/auth/roles";
 import type { DiscrepancyBucket } from "@/lib/generated/prisma/enums";
-import { bigintId } from "@/lib/platform/query-params";
 import { getRun } from "@/lib/recon/runs";
 import { TableScroll } from "@/components/table-scroll";
+import { num, TableHead } from "@/components/table-head";
+import { type DetailParams, openDetail } from "@/app/t/[tenant]/open-detail";
 
 export const dynamic = "force-dynamic";
 
@@ -34,13 +32,10 @@ const BUCKET: Record<DiscrepancyBucket, { title: string; explain: string }> = {
 const money = (amount: bigint | null, currency: string | null) =>
   amount === null || !currency ? "—" : formatMoney(amount, currency.trim());
 
-export default async function RunPage({ params }: { params: Promise<{ tenant: string; id: string }> }) {
-  const { tenant: slug, id } = await params;
-  const { principal, tenant, allowed } = await requirePage(slug, "reconciliation", `/${id}`);
-  if (!allowed) return <NoAccess role={principal.role} section="Reconciliation" />;
-  const runId = bigintId.safeParse(id);
-  const detail = runId.success ? await getRun(tenant.id, runId.data) : null;
-  if (!detail) notFound();
+export default async function RunPage({ params }: { params: DetailParams }) {
+  const open = await openDetail(params, "reconciliation", "Reconciliation", getRun);
+  if (!open.ok) return open.page;
+  const { principal, slug, detail } = open.opened;
   const { run, buckets } = detail;
   const seesCases = mayUse(principal.role, "cases");
   const seesEvents = mayUse(principal.role, "events");
@@ -158,21 +153,17 @@ export default async function RunPage({ params }: { params: Promise<{ tenant: st
           ) : (
             <TableScroll label={`${BUCKET[b.bucket].title}, scrolls sideways`}>
               <table className="table">
-                <thead>
-                  <tr>
-                    <th scope="col">Reference</th>
-                    <th scope="col">Day</th>
-                    <th scope="col" className="num">
-                      Theirs
-                    </th>
-                    <th scope="col" className="num">
-                      Ours
-                    </th>
-                    <th scope="col">State</th>
-                    <th scope="col">Note</th>
-                    {b.bucket !== "THEIRS_NOT_OURS" && <th scope="col">Case</th>}
-                  </tr>
-                </thead>
+                <TableHead
+                  columns={[
+                    "Reference",
+                    "Day",
+                    num("Theirs"),
+                    num("Ours"),
+                    "State",
+                    "Note",
+                    ...(b.bucket !== "THEIRS_NOT_OURS" ? ["Case"] : []),
+                  ]}
+                />
                 <tbody>
                   {b.items.map((d) => (
                     <tr key={d.id.toString()}>
