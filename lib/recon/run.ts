@@ -19,7 +19,7 @@ import { openSettings } from "@/lib/platform/secrets-at-rest";
 import type { Provider } from "@/lib/generated/prisma/enums";
 import { CsvSyntaxError } from "@/lib/recon/csv";
 import { ReportError } from "@/lib/providers/report";
-import { readReport } from "@/lib/recon/read-report";
+import { relayReport, ReportRefusal } from "@/lib/recon/report-relay";
 import { settlementSourceFor } from "@/lib/recon/report-formats";
 import type { EndpointContext, SettlementLine, SettlementSource, Window } from "@/lib/providers/types";
 import type { DomainResult, Reason } from "@/lib/platform/refusal";
@@ -191,7 +191,7 @@ export async function runReconciliation(input: ReconInput): Promise<DomainResult
     const lines =
       input.source.kind === "api"
         ? source!.lines(context, input.window!)
-        : readReport(input.source.file, input.source.format, meta);
+        : relayReport(input.source.file, input.source.format, meta);
     const loadStarted = Date.now();
     const loaded = await loadLines(client, lines, input.window, meta);
     loadMs = Date.now() - loadStarted;
@@ -206,7 +206,7 @@ export async function runReconciliation(input: ReconInput): Promise<DomainResult
   } catch (error) {
     await client.query("ROLLBACK").catch(() => undefined);
     const refused =
-      error instanceof ReportError || error instanceof CsvSyntaxError
+      error instanceof ReportError || error instanceof CsvSyntaxError || error instanceof ReportRefusal
         ? new Refused("malformed_report", `Report refused, nothing imported: ${error.message}`)
         : error instanceof Refused
           ? error
