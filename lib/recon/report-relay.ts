@@ -26,7 +26,10 @@ export type ReportThreadMessage =
 /** A report refused by the thread: the message names row and column, as CsvSyntaxError's and ReportError's do. */
 export class ReportRefusal extends Error {}
 
-export const REPORT_THREAD_ENTRY = () => path.join(process.cwd(), "lib", "recon", "report-thread-entry.mjs");
+// turbopackIgnore: without it Turbopack follows the Worker's path and bundles the entry,
+// tsx and esbuild's binary into the route ("Unknown module type", build failed).
+export const REPORT_THREAD_ENTRY = () =>
+  path.join(/* turbopackIgnore: true */ process.cwd(), "lib", "recon", "report-thread-entry.mjs");
 
 /** readReport's lines, read in a thread; meta is filled in as the thread reads the header. */
 export async function* relayReport(
