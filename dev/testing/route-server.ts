@@ -1,11 +1,14 @@
-// Real HTTP in front of the real webhook route handler, for tests that need a
-// URL (the provider simulator posts to it) without building the Next.js app.
+// Real HTTP in front of the real webhook route handler (or any handler given), for
+// tests that need a URL (the provider simulator posts to it, a load test measures
+// acknowledgements through it) without building the Next.js app.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 import { deliver } from "@/dev/testing/route";
 
-export async function startRouteServer(): Promise<{ url: string; close(): Promise<void> }> {
+export async function startRouteServer(
+  handle: (request: Request) => Promise<Response> = deliver,
+): Promise<{ url: string; close(): Promise<void> }> {
   const server = http.createServer(async (req, res) => {
     const headers = new Headers();
     for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v);
@@ -15,7 +18,7 @@ export async function startRouteServer(): Promise<{ url: string; close(): Promis
       body: req.method === "POST" ? (Readable.toWeb(req) as ReadableStream<Uint8Array>) : undefined,
       duplex: "half",
     } as RequestInit);
-    const response = await deliver(request);
+    const response = await handle(request);
     res.writeHead(response.status, Object.fromEntries(response.headers)).end(Buffer.from(await response.arrayBuffer()));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
