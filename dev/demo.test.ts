@@ -7,6 +7,7 @@ import { DEMO_HISTORY_SOURCE, seedDemo, type DemoCredentials } from "@/dev/demo"
 import { startLiveDemo } from "@/dev/demo-live";
 import { ledgerViolations } from "@/lib/ledger/invariants";
 import { overview } from "@/lib/views/overview";
+import { deliver } from "@/dev/testing/route";
 import { startRouteServer } from "@/dev/testing/route-server";
 import { startWorkerProcess, type WorkerProcess } from "@/dev/testing/worker-process";
 
@@ -18,7 +19,7 @@ const log: string[] = [];
 
 beforeAll(async () => {
   creds = await seedDemo(credentialsFile);
-  web = await startRouteServer({ health: true });
+  web = await startRouteServer(deliver, { health: true });
   // The scheduled daily run is off so only the demo's own run happens here.
   worker = startWorkerProcess({ TALLY_RECON_SCHEDULE: "off" });
   await worker.waitFor("worker.start");

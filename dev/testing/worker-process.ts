@@ -10,10 +10,10 @@ export type WorkerProcess = {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 };
 
-export function startWorkerProcess(env: Record<string, string> = {}): WorkerProcess {
+export function startWorkerProcess(env: Record<string, string> = {}, script = "workers/worker.ts"): WorkerProcess {
   // node --import tsx, not the tsx CLI: the CLI runs the script in a child process,
   // which a SIGKILL to the parent would leave running.
-  const child = spawn(process.execPath, ["--import", "tsx", "workers/worker.ts"], {
+  const child = spawn(process.execPath, ["--import", "tsx", script], {
     env: { ...process.env, TALLY_WORKER_POLL_MS: "100", TALLY_OUTBOX_POLL_MS: "100", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -6,7 +6,6 @@
 //   ours-not-theirs  a case for a person (flagged "possible timing" near the edges)
 //   mismatch         a case for a person
 // Nothing but theirs-not-ours is corrected automatically: the rate is the signal.
-import { createReadStream } from "node:fs";
 import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import { Readable } from "node:stream";
@@ -18,9 +17,10 @@ import { config } from "@/lib/platform/config";
 import { pool, prisma } from "@/lib/platform/db";
 import { openSettings } from "@/lib/platform/secrets-at-rest";
 import type { Provider } from "@/lib/generated/prisma/enums";
-import { CsvSyntaxError, readCsv } from "@/lib/recon/csv";
-import { mapperFor, ReportError } from "@/lib/providers/report";
-import { describeFormats, detectReport, reportParserFor, settlementSourceFor } from "@/lib/recon/report-formats";
+import { CsvSyntaxError } from "@/lib/recon/csv";
+import { ReportError } from "@/lib/providers/report";
+import { relayReport, ReportRefusal } from "@/lib/recon/report-relay";
+import { settlementSourceFor } from "@/lib/recon/report-formats";
 import type { EndpointContext, SettlementLine, SettlementSource, Window } from "@/lib/providers/types";
 import type { DomainResult, Reason } from "@/lib/platform/refusal";
 import { RAW_EVENTS_CHANNEL, wake } from "@/lib/pipeline/wake";
@@ -123,33 +123,6 @@ async function loadLines(
   return loaded;
 }
 
-async function* csvLines(
-  file: string,
-  forced: string | undefined,
-  meta: { header: string[] | null; format: string },
-): AsyncGenerator<SettlementLine> {
-  let map: ((row: number, fields: string[], raw: string) => SettlementLine) | null = null;
-  for await (const record of readCsv(createReadStream(file))) {
-    if (!map) {
-      const parser = forced !== undefined ? reportParserFor(forced) : detectReport(record.fields);
-      if (!parser)
-        throw new ReportError(
-          1,
-          null,
-          forced !== undefined
-            ? `unknown report format "${forced}"`
-            : `unrecognised report: expected ${describeFormats()}`,
-        );
-      meta.header = record.fields.map((f) => f.trim());
-      meta.format = parser.format;
-      map = mapperFor(parser, record.fields);
-      continue;
-    }
-    yield map(record.row, record.fields, record.raw);
-  }
-  if (!map) throw new ReportError(1, null, "the file is empty");
-}
-
 /** Runs one reconciliation; a malformed report is refused whole, with its row and column, importing nothing. */
 export async function runReconciliation(input: ReconInput): Promise<DomainResult<ReconSummary>> {
   const started = Date.now();
@@ -218,7 +191,7 @@ export async function runReconciliation(input: ReconInput): Promise<DomainResult
     const lines =
       input.source.kind === "api"
         ? source!.lines(context, input.window!)
-        : csvLines(input.source.file, input.source.format, meta);
+        : relayReport(input.source.file, input.source.format, meta);
     const loadStarted = Date.now();
     const loaded = await loadLines(client, lines, input.window, meta);
     loadMs = Date.now() - loadStarted;
@@ -233,7 +206,7 @@ export async function runReconciliation(input: ReconInput): Promise<DomainResult
   } catch (error) {
     await client.query("ROLLBACK").catch(() => undefined);
     const refused =
-      error instanceof ReportError || error instanceof CsvSyntaxError
+      error instanceof ReportError || error instanceof CsvSyntaxError || error instanceof ReportRefusal
         ? new Refused("malformed_report", `Report refused, nothing imported: ${error.message}`)
         : error instanceof Refused
           ? error
