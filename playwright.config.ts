@@ -2,7 +2,7 @@
 // PostgreSQL, migrations, demo data, next start, worker) on free ports with a
 // fresh data folder, driven by Debian's Chromium.
 import { execFileSync } from "node:child_process";
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { defineConfig } from "@playwright/test";
@@ -23,6 +23,11 @@ if (!process.env.TALLY_E2E_DIR) {
   // exits, whether the run passed, failed or was interrupted: Playwright stops the web
   // server first, and an exit handler runs after every normal or signalled exit it handles.
   process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+  // The specs' own temporary folders (the replay's and scale-out's databases, receipts)
+  // go inside it too, so they leave with it: TMPDIR is what os.tmpdir() reads.
+  const tmp = path.join(dir, "tmp");
+  mkdirSync(tmp, { mode: 0o755 });
+  process.env.TMPDIR = tmp;
   process.env.TALLY_E2E_PORT = String(freePort());
   process.env.TALLY_E2E_PG_PORT = String(freePort());
   process.env.TALLY_E2E_SIM_PORT = String(freePort());

@@ -18,6 +18,7 @@ declare module "vitest" {
 
 let server: EmbeddedServer | undefined;
 let dataRoot: string | undefined;
+let runTmp: string | undefined;
 
 export function withDatabase(url: string, database: string): string {
   const u = new URL(url);
@@ -26,6 +27,14 @@ export function withDatabase(url: string, database: string): string {
 }
 
 export default async function setup(project: TestProject) {
+  // Every temporary folder of the run (the tests' report files, receipts, simulator
+  // certificates, the embedded server's data) goes under one folder that is removed
+  // when the run ends, passed or failed: TMPDIR is what os.tmpdir() reads, and the
+  // test workers and their child processes inherit it.
+  runTmp = mkdtempSync(path.join(os.tmpdir(), "tally-vitest-"));
+  // As root the embedded server runs as the postgres user, who must be able to pass through it.
+  chmodSync(runTmp, 0o755);
+  process.env.TMPDIR = runTmp;
   let adminUrl: string;
   if (process.env.DATABASE_URL) {
     adminUrl = process.env.DATABASE_URL;
@@ -56,5 +65,6 @@ export default async function setup(project: TestProject) {
       await c.end();
     }
     if (dataRoot) rmSync(dataRoot, { recursive: true, force: true });
+    if (runTmp) rmSync(runTmp, { recursive: true, force: true });
   };
 }
