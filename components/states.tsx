@@ -43,3 +43,21 @@ export function NothingMatches({
     </section>
   );
 }
+
+/** Above a live list: what the person's last action did, and a refresh that failed (the list may be stale). */
+export function ListNotices({ done, error }: { done: string | null; error: Error | null }) {
+  return (
+    <>
+      {done && (
+        <p role="status" className="notice">
+          {done}
+        </p>
+      )}
+      {error && (
+        <p role="alert" className="error">
+          Could not refresh: {error.message}. The list may be stale; it retries every 10 s.
+        </p>
+      )}
+    </>
+  );
+}

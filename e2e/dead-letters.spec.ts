@@ -6,7 +6,7 @@
 // names who, why and which. Accountants have no such page.
 import { expect, test } from "@playwright/test";
 import { count, withDb } from "./db";
-import { demo, demoUser, signInApi, signInPage, stripeSignature, unique } from "./support";
+import { demo, demoUser, sendStripe, signInApi, signInPage, stripePayment, unique } from "./support";
 
 const t = () => demo().tenant;
 
@@ -17,33 +17,11 @@ test("ops redeliver dead receipts by selection and by filter; a stale preview se
   test.setTimeout(120_000);
   const base = unique("pi_e2e_dead_");
   const refs = [1, 2, 3, 4].map((i) => `${base}_${i}`);
-  const now = Math.floor(Date.now() / 1000);
-  for (const reference of refs) {
-    const body = Buffer.from(
-      JSON.stringify({
-        id: unique("evt_"),
-        object: "event",
-        type: "payment_intent.succeeded",
-        created: now,
-        data: {
-          object: {
-            id: reference,
-            object: "payment_intent",
-            amount: 2500,
-            amount_received: 2500,
-            currency: "eur",
-            metadata: { account: "acct_dead_letters" },
-            created: now,
-          },
-        },
-      }),
+  for (const reference of refs)
+    await sendStripe(
+      request,
+      stripePayment(reference, { amount: 2500, currency: "eur", account: "acct_dead_letters" }),
     );
-    const res = await request.post(`/api/webhooks/${t()}/stripe`, {
-      data: body,
-      headers: { "content-type": "application/json", "stripe-signature": stripeSignature(body, demo().secrets.stripe) },
-    });
-    expect(res.status()).toBe(200);
-  }
   const receiptsOf = (which: string[]) =>
     `FROM outbox o JOIN postings p ON p.id = o.posting_id WHERE p.provider_reference = ANY(ARRAY[${which
       .map((r) => `'${r}'`)
@@ -52,11 +30,13 @@ test("ops redeliver dead receipts by selection and by filter; a stale preview se
   // The receiving system was down for the whole schedule for three of them (the product
   // under test delivers to a file, which never refuses; the dispatcher's schedule is vitest's).
   const killed = refs.slice(0, 3);
-  await withDb((c) =>
-    c.query(
-      `UPDATE outbox SET sent_at = NULL, dead_at = now(), attempts = 8, last_error = 'receiver answered 503' WHERE id IN (SELECT o.id ${receiptsOf(killed)})`,
-    ),
-  );
+  const kill = (which: string[]) =>
+    withDb((c) =>
+      c.query(
+        `UPDATE outbox SET sent_at = NULL, dead_at = now(), attempts = 8, last_error = 'receiver answered 503' WHERE id IN (SELECT o.id ${receiptsOf(which)})`,
+      ),
+    );
+  await kill(killed);
 
   await signInPage(page, demoUser("ops"), `/t/${t()}/claims`);
   await page.getByRole("link", { name: /dead receipts?/ }).click();
@@ -77,11 +57,7 @@ test("ops redeliver dead receipts by selection and by filter; a stale preview se
 
   // All matching, but another dies after the preview: nothing is sent, the person is told.
   await page.getByRole("button", { name: "Redeliver all 2 matching" }).click();
-  await withDb((c) =>
-    c.query(
-      `UPDATE outbox SET sent_at = NULL, dead_at = now(), attempts = 8, last_error = 'receiver answered 503' WHERE id IN (SELECT o.id ${receiptsOf([refs[3]!])})`,
-    ),
-  );
+  await kill([refs[3]!]);
   const all = page.getByRole("dialog", { name: "Redeliver 2 dead receipts?" });
   await all.getByLabel("Reason").fill("receiver is back for everyone");
   await all.getByRole("button", { name: "Redeliver 2 receipts" }).click();

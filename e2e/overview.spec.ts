@@ -4,7 +4,7 @@
 // a claim that gave up is reprocessed from the UI and completes exactly once.
 import { expect, test } from "@playwright/test";
 import { count, withDb } from "./db";
-import { demo, demoUser, shot, signInApi, signInPage, stripeSignature, unique } from "./support";
+import { demo, demoUser, sendStripe, shot, signInApi, signInPage, stripePayment, unique } from "./support";
 
 test("ops sees the 90-day history, the verdict and the live figures; a new run shows up without a reload", async ({
   page,
@@ -65,14 +65,7 @@ test("ops reprocesses a claim that gave up from the stuck-claims page; the worke
   const payment = unique("pi_e2e_stuck_");
   const refund = unique("re_e2e_stuck_");
   const now = Math.floor(Date.now() / 1000);
-  const send = async (event: object) => {
-    const body = Buffer.from(JSON.stringify(event));
-    const res = await request.post(`/api/webhooks/${demo().tenant}/stripe`, {
-      data: body,
-      headers: { "content-type": "application/json", "stripe-signature": stripeSignature(body, demo().secrets.stripe) },
-    });
-    expect(res.status()).toBe(200);
-  };
+  const send = (event: object) => sendStripe(request, event);
   // A refund that names no account arrives before its payment: the worker defers it...
   await send({
     id: unique("evt_"),
@@ -115,24 +108,7 @@ test("ops reprocesses a claim that gave up from the stuck-claims page; the worke
     );
   });
   // The payment arrives later and is posted.
-  await send({
-    id: unique("evt_"),
-    object: "event",
-    type: "payment_intent.succeeded",
-    created: now,
-    data: {
-      object: {
-        id: payment,
-        object: "payment_intent",
-        amount: 2000,
-        amount_received: 2000,
-        currency: "usd",
-        customer: null,
-        metadata: { account: "acct_e2e_stuck" },
-        created: now,
-      },
-    },
-  });
+  await send(stripePayment(payment, { amount: 2000, account: "acct_e2e_stuck" }));
   await expect
     .poll(() => count(`SELECT count(*) AS n FROM postings WHERE provider_reference = $1`, [payment]), {
       timeout: 30_000,

@@ -83,3 +83,37 @@ export const alertOf = (page: Page) => page.locator("p[role=alert]");
 
 export const shot = (page: Page, name: string) =>
   page.screenshot({ path: path.join("e2e", ".artifacts", `${name}.png`), fullPage: true });
+
+/** A Stripe payment_intent.succeeded event for `reference`, created now. */
+export function stripePayment(reference: string, o: { amount?: number; currency?: string; account?: string } = {}) {
+  const now = Math.floor(Date.now() / 1000);
+  const amount = o.amount ?? 1250;
+  return {
+    id: unique("evt_"),
+    object: "event",
+    type: "payment_intent.succeeded",
+    created: now,
+    data: {
+      object: {
+        id: reference,
+        object: "payment_intent",
+        amount,
+        amount_received: amount,
+        currency: o.currency ?? "usd",
+        customer: null,
+        metadata: { account: o.account ?? "acct_e2e" },
+        created: now,
+      },
+    },
+  };
+}
+
+/** Delivers `event` to the demo tenant's Stripe endpoint, signed with its secret; expects 200. */
+export async function sendStripe(request: APIRequestContext, event: object): Promise<void> {
+  const body = Buffer.from(JSON.stringify(event));
+  const res = await request.post(`/api/webhooks/${demo().tenant}/stripe`, {
+    data: body,
+    headers: { "content-type": "application/json", "stripe-signature": stripeSignature(body, demo().secrets.stripe) },
+  });
+  expect(res.status()).toBe(200);
+}

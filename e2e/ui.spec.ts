@@ -9,7 +9,7 @@
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
 import { withDb } from "./db";
-import { demo, demoUser, signInPage, stripeSignature, unique } from "./support";
+import { demo, demoUser, sendStripe, signInPage, stripePayment, unique } from "./support";
 import path from "node:path";
 
 const t = () => demo().tenant;
@@ -135,38 +135,7 @@ test("at 390 and 1280 px the overview, events, a run, stuck claims and a case fi
   test.setTimeout(180_000);
   // Something stuck, with a long error, so the stuck-claims list has a row and a Reprocess button.
   const reference = unique("pi_e2e_layout_a_rather_long_reference_");
-  const now = Math.floor(Date.now() / 1000);
-  const body = Buffer.from(
-    JSON.stringify({
-      id: unique("evt_"),
-      object: "event",
-      type: "payment_intent.succeeded",
-      created: now,
-      data: {
-        object: {
-          id: reference,
-          object: "payment_intent",
-          amount: 1234,
-          amount_received: 1234,
-          currency: "usd",
-          customer: null,
-          metadata: { account: "acct_e2e_layout" },
-          created: now,
-        },
-      },
-    }),
-  );
-  expect(
-    (
-      await request.post(`/api/webhooks/${t()}/stripe`, {
-        data: body,
-        headers: {
-          "content-type": "application/json",
-          "stripe-signature": stripeSignature(body, demo().secrets.stripe),
-        },
-      })
-    ).status(),
-  ).toBe(200);
+  await sendStripe(request, stripePayment(reference, { amount: 1234, account: "acct_e2e_layout" }));
   await expect
     .poll(
       () =>
@@ -285,38 +254,7 @@ test("the overview's ack p99 is within the objective once the start-up burst has
   await expect
     .poll(
       async () => {
-        const now = Math.floor(Date.now() / 1000);
-        const body = Buffer.from(
-          JSON.stringify({
-            id: unique("evt_"),
-            object: "event",
-            type: "payment_intent.succeeded",
-            created: now,
-            data: {
-              object: {
-                id: unique("pi_e2e_ack_"),
-                object: "payment_intent",
-                amount: 100,
-                amount_received: 100,
-                currency: "usd",
-                customer: null,
-                metadata: { account: "acct_e2e_ack" },
-                created: now,
-              },
-            },
-          }),
-        );
-        expect(
-          (
-            await request.post(`/api/webhooks/${t()}/stripe`, {
-              data: body,
-              headers: {
-                "content-type": "application/json",
-                "stripe-signature": stripeSignature(body, demo().secrets.stripe),
-              },
-            })
-          ).status(),
-        ).toBe(200);
+        await sendStripe(request, stripePayment(unique("pi_e2e_ack_"), { amount: 100, account: "acct_e2e_ack" }));
         return recent.getAttribute("data-tone");
       },
       { timeout: 150_000, intervals: [1000] },

@@ -1,5 +1,5 @@
 // A correction posting as it will be (or was) made: each leg's account, debit or credit.
-import { formatMoney } from "@/components/money";
+import { DebitCreditCells } from "@/components/debit-credit";
 import { num, TableHead } from "@/components/table-head";
 
 export type PlanLeg = { accountId: string; accountCode: string; accountKind: string; amount: string; currency: string };
@@ -17,8 +17,7 @@ export function PlanTable({ legs, caption }: { legs: PlanLeg[]; caption: string 
           return (
             <tr key={i}>
               <td className="mono">{l.accountCode}</td>
-              <td className="num">{a > 0n ? formatMoney(a, l.currency) : ""}</td>
-              <td className="num">{a < 0n ? formatMoney(-a, l.currency) : ""}</td>
+              <DebitCreditCells amount={a} currency={l.currency} />
             </tr>
           );
         })}

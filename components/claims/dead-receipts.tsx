@@ -5,25 +5,19 @@
 // (409) if the filter matches another number by then. Both ask for a reason
 // (audited) in a dialog that says how many receipts will go out again.
 import { useQuery } from "@tanstack/react-query";
-import { useRef, useState, type FormEvent } from "react";
+import { useState } from "react";
 import { api } from "@/components/api-client";
+import type { DeadReceipt } from "@/lib/pipeline/dead-letters";
 import { plural, utc } from "@/components/format";
 import { formatMoney } from "@/components/money";
-import { EmptyState, NothingMatches } from "@/components/states";
+import { EmptyState, ListNotices, NothingMatches } from "@/components/states";
 import { TableScroll } from "@/components/table-scroll";
-import { useApiMutation } from "@/components/use-api-mutation";
+import { num, TableHead } from "@/components/table-head";
+import { ReasonDialog } from "@/components/reason-dialog";
 
+/** A dead receipt as JSON carries it: ids as strings, dates as ISO strings. */
 export type DeadItem = {
-  id: string;
-  kind: string;
-  provider: string | null;
-  reference: string | null;
-  amount: string | null;
-  currency: string | null;
-  attempts: number;
-  lastError: string | null;
-  createdAt: string;
-  deadAt: string;
+  [K in keyof DeadReceipt]: DeadReceipt[K] extends bigint | Date ? string : DeadReceipt[K];
 };
 export type DeadPage = { items: DeadItem[]; total: number };
 
@@ -40,69 +34,26 @@ function RedeliverDialog({
   onClose: () => void;
   onDone: (message: string) => void;
 }) {
-  const ref = useRef<HTMLDialogElement>(null);
   const count = "ids" in target ? target.ids.length : target.expected;
-  const redeliver = useApiMutation<{ reason: string }, { redelivered: number }>(
-    ({ reason }) => ({ path: `/api/v1/tenants/${tenant}/receipts/dead/redeliver`, body: { ...target, reason } }),
-    [["dead-receipts", tenant]],
-  );
-  function submit(e: FormEvent<HTMLFormElement>) {
-    e.preventDefault();
-    const reason = String(new FormData(e.currentTarget).get("reason") ?? "");
-    redeliver.mutate(
-      { reason },
-      {
-        onSuccess: (r) => {
-          ref.current?.close();
-          onDone(`${plural(r.redelivered, "receipt")} queued again; the dispatcher sends them within seconds.`);
-        },
-      },
-    );
-  }
   return (
-    <dialog
-      ref={(el) => {
-        ref.current = el;
-        if (el && !el.open) el.showModal();
-      }}
+    <ReasonDialog<{ redelivered: number }>
+      id="redeliver"
+      title={`Redeliver ${plural(count, "dead receipt")}?`}
+      placeholder="e.g. the receiver's endpoint is fixed"
+      submit={`Redeliver ${plural(count, "receipt")}`}
+      pending="Redelivering…"
+      request={(reason) => ({ path: `/api/v1/tenants/${tenant}/receipts/dead/redeliver`, body: { ...target, reason } })}
+      refresh={[["dead-receipts", tenant]]}
       onClose={onClose}
-      aria-labelledby="redeliver-h"
+      onDone={(r) =>
+        onDone(`${plural(r.redelivered, "receipt")} queued again; the dispatcher sends them within seconds.`)
+      }
     >
-      <form onSubmit={submit} className="stack">
-        <h2 id="redeliver-h">Redeliver {plural(count, "dead receipt")}?</h2>
-        <p className="small">
-          {"ids" in target
-            ? "The receipts you selected"
-            : `Every dead receipt matching the filter (${count} when you looked; if that number has changed, nothing is sent and you are asked to look again)`}{" "}
-          go out again from the first step of the retry schedule, each under its own idempotency key. Your reason goes
-          into the audit log.
-        </p>
-        <label>
-          Reason
-          <textarea
-            name="reason"
-            required
-            minLength={3}
-            maxLength={500}
-            autoFocus
-            placeholder="e.g. the receiver's endpoint is fixed"
-          />
-        </label>
-        {redeliver.error && (
-          <p role="alert" className="error">
-            {redeliver.error.message}
-          </p>
-        )}
-        <div className="button-row">
-          <button type="submit" disabled={redeliver.isPending}>
-            {redeliver.isPending ? "Redelivering…" : `Redeliver ${plural(count, "receipt")}`}
-          </button>
-          <button type="button" className="secondary" onClick={() => ref.current?.close()}>
-            Cancel
-          </button>
-        </div>
-      </form>
-    </dialog>
+      {"ids" in target
+        ? "The receipts you selected"
+        : `Every dead receipt matching the filter (${count} when you looked; if that number has changed, nothing is sent and you are asked to look again)`}{" "}
+      go out again from the first step of the retry schedule, each under its own idempotency key.
+    </ReasonDialog>
   );
 }
 
@@ -141,16 +92,7 @@ export function DeadReceipts({
   };
   return (
     <>
-      {done && (
-        <p role="status" className="notice">
-          {done}
-        </p>
-      )}
-      {error && (
-        <p role="alert" className="error">
-          Could not refresh: {error.message}. The list may be stale; it retries every 10 s.
-        </p>
-      )}
+      <ListNotices done={done} error={error} />
       {data.total === 0 && query ? (
         <NothingMatches what="dead receipts" clearHref={`/t/${tenant}/claims/dead-receipts`} />
       ) : data.total === 0 ? (
@@ -182,25 +124,23 @@ export function DeadReceipts({
           <TableScroll label="Dead receipts">
             <table className="table">
               <caption className="visually-hidden">Dead receipts, newest first</caption>
-              <thead>
-                <tr>
-                  {canRedeliver && (
-                    <th scope="col">
-                      <span className="visually-hidden">Select</span>
-                    </th>
-                  )}
-                  <th scope="col">Receipt</th>
-                  <th scope="col">Reference</th>
-                  <th scope="col" className="num">
-                    Amount
-                  </th>
-                  <th scope="col">Died</th>
-                  <th scope="col" className="num">
-                    Attempts
-                  </th>
-                  <th scope="col">Last error</th>
-                </tr>
-              </thead>
+              <TableHead
+                columns={[
+                  ...(canRedeliver
+                    ? [
+                        <span key="s" className="visually-hidden">
+                          Select
+                        </span>,
+                      ]
+                    : []),
+                  "Receipt",
+                  "Reference",
+                  num("Amount"),
+                  "Died",
+                  num("Attempts"),
+                  "Last error",
+                ]}
+              />
               <tbody>
                 {data.items.map((i) => (
                   <tr key={i.id}>

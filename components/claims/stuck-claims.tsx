@@ -4,10 +4,11 @@
 // a reason (audited) and sends the event back through the normal worker path.
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { useRef, useState, type FormEvent } from "react";
+import { useState } from "react";
 import { api } from "@/components/api-client";
 import { duration, utc } from "@/components/format";
-import { useApiMutation } from "@/components/use-api-mutation";
+import { ReasonDialog } from "@/components/reason-dialog";
+import { ListNotices } from "@/components/states";
 import { ACTIONS, num, TableHead } from "@/components/table-head";
 
 export type StuckItem = {
@@ -43,79 +44,39 @@ function ReprocessDialog({
   onClose: () => void;
   onDone: (message: string) => void;
 }) {
-  const ref = useRef<HTMLDialogElement>(null);
-  const reprocess = useApiMutation<{ reason: string }, { action: string; claims: number }>(
-    ({ reason }) => ({ path: `/api/v1/tenants/${tenant}/events/${item.rawEventId}/reprocess`, body: { reason } }),
-    [
-      ["stuck", tenant],
-      ["overview", tenant],
-    ],
-  );
-  function submit(e: FormEvent<HTMLFormElement>) {
-    e.preventDefault();
-    const reason = String(new FormData(e.currentTarget).get("reason") ?? "");
-    reprocess.mutate(
-      { reason },
-      {
-        onSuccess: (r) => {
-          ref.current?.close();
-          onDone(
-            r.action === "reparse"
-              ? `Event #${item.rawEventId} queued to be parsed again.`
-              : `Event #${item.rawEventId}: ${r.claims} claim(s) released; a worker will complete ${r.claims === 1 ? "it" : "them"} once.`,
-          );
-        },
-      },
-    );
-  }
   return (
-    <dialog
-      ref={(el) => {
-        ref.current = el;
-        if (el && !el.open) el.showModal();
-      }}
+    <ReasonDialog<{ action: string; claims: number }>
+      id="reprocess"
+      title={`Reprocess event #${item.rawEventId}`}
+      placeholder="e.g. the payment is now posted; refund can be applied"
+      submit="Reprocess"
+      pending="Reprocessing…"
+      request={(reason) => ({
+        path: `/api/v1/tenants/${tenant}/events/${item.rawEventId}/reprocess`,
+        body: { reason },
+      })}
+      refresh={[
+        ["stuck", tenant],
+        ["overview", tenant],
+      ]}
       onClose={onClose}
-      aria-labelledby="reprocess-h"
+      onDone={(r) =>
+        onDone(
+          r.action === "reparse"
+            ? `Event #${item.rawEventId} queued to be parsed again.`
+            : `Event #${item.rawEventId}: ${r.claims} claim(s) released; a worker will complete ${r.claims === 1 ? "it" : "them"} once.`,
+        )
+      }
     >
-      <form onSubmit={submit} className="stack">
-        <h2 id="reprocess-h">Reprocess event #{item.rawEventId}</h2>
-        <p className="small">
-          {item.reference ? (
-            <>
-              The claim on <code>{item.reference}</code> is released (new fencing token) and the normal worker path
-              completes it, once.{" "}
-            </>
-          ) : (
-            <>The event is parsed again by the worker. </>
-          )}
-          Your reason goes into the audit log.
-        </p>
-        <label>
-          Reason
-          <textarea
-            name="reason"
-            required
-            minLength={3}
-            maxLength={500}
-            autoFocus
-            placeholder="e.g. the payment is now posted; refund can be applied"
-          />
-        </label>
-        {reprocess.error && (
-          <p role="alert" className="error">
-            {reprocess.error.message}
-          </p>
-        )}
-        <div className="button-row">
-          <button type="submit" disabled={reprocess.isPending}>
-            {reprocess.isPending ? "Reprocessing…" : "Reprocess"}
-          </button>
-          <button type="button" className="secondary" onClick={() => ref.current?.close()}>
-            Cancel
-          </button>
-        </div>
-      </form>
-    </dialog>
+      {item.reference ? (
+        <>
+          The claim on <code>{item.reference}</code> is released (new fencing token) and the normal worker path
+          completes it, once.
+        </>
+      ) : (
+        <>The event is parsed again by the worker.</>
+      )}
+    </ReasonDialog>
   );
 }
 
@@ -139,16 +100,7 @@ export function StuckClaims({
   const now = Date.now();
   return (
     <>
-      {done && (
-        <p role="status" className="notice">
-          {done}
-        </p>
-      )}
-      {error && (
-        <p role="alert" className="error">
-          Could not refresh: {error.message}. The list may be stale; it retries every 10 s.
-        </p>
-      )}
+      <ListNotices done={done} error={error} />
       {data.items.length === 0 ? (
         <div className="empty">
           <h2>Nothing is stuck</h2>

@@ -81,4 +81,7 @@ export const BulkReprocessFilter = z.object({
   to: z.preprocess(blank, instant(true).optional()),
 });
 
+/** The reason a person gives for a state change (it goes into the audit log); `why` completes "Say why …". */
+export const auditReason = (why: string) => z.string().trim().min(3, `Say why ${why} (at least 3 characters)`).max(500);
+
 export const EntryQuery = z.object({ limit, before: z.preprocess(blank, bigintId.optional()) });

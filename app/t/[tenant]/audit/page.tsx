@@ -1,6 +1,7 @@
 // Audit log: who did what, when and why, for this tenant (admins may include
 // entries tied to no tenant: sign-ins, admin users). Read-only.
 import { ExportForm } from "@/components/export-form";
+import { DayRange, formValues, type Search } from "@/components/filter-fields";
 import { EmptyState, NoAccess, NothingMatches } from "@/components/states";
 import { listAudit } from "@/lib/admin/audit";
 import { requirePage } from "@/lib/auth/page-access";
@@ -16,14 +17,12 @@ export default async function AuditPage({
   searchParams,
 }: {
   params: Promise<{ tenant: string }>;
-  searchParams: Promise<Record<string, string | undefined>>;
+  searchParams: Promise<Search>;
 }) {
   const { tenant: slug } = await params;
   const { principal, tenant, allowed } = await requirePage(slug, "audit");
   if (!allowed) return <NoAccess role={principal.role} section="Audit log" />;
-  const raw = Object.fromEntries(
-    Object.entries(await searchParams).filter((e): e is [string, string] => typeof e[1] === "string"),
-  );
+  const raw = await formValues(searchParams);
   const q = AuditQuery.safeParse(raw);
   const isAdmin = principal.role === "admin";
   const page = q.success
@@ -51,14 +50,7 @@ export default async function AuditPage({
           Actor contains
           <input name="actor" defaultValue={raw.actor ?? ""} placeholder="email" />
         </label>
-        <label>
-          From
-          <input type="date" name="from" defaultValue={raw.from ?? ""} />
-        </label>
-        <label>
-          To
-          <input type="date" name="to" defaultValue={raw.to ?? ""} />
-        </label>
+        <DayRange values={raw} />
         {isAdmin && (
           <label>
             Scope

@@ -4,13 +4,11 @@ import { NoAccess } from "@/components/states";
 import { requirePage } from "@/lib/auth/page-access";
 import { RAW_EVENT_STATUSES, searchEvents } from "@/lib/views/events";
 import type { RawEventStatus } from "@/lib/generated/prisma/enums";
-import { Provider } from "@/lib/generated/prisma/enums";
+import { DayRange, formValues, ProviderSelect, type Search } from "@/components/filter-fields";
 import { plain } from "@/lib/platform/http";
 import { EventQuery } from "@/lib/platform/query-params";
 
 export const dynamic = "force-dynamic";
-
-type Search = Record<string, string | string[] | undefined>;
 
 export default async function EventsPage({
   params,
@@ -22,9 +20,7 @@ export default async function EventsPage({
   const { tenant: slug } = await params;
   const { principal, tenant, allowed } = await requirePage(slug, "events");
   if (!allowed) return <NoAccess role={principal.role} section="Events" />;
-  const raw = Object.fromEntries(
-    Object.entries(await searchParams).filter((e): e is [string, string] => typeof e[1] === "string"),
-  );
+  const raw = await formValues(searchParams);
   const q = EventQuery.safeParse(raw);
   const query = new URLSearchParams(Object.entries(raw).filter(([, v]) => v !== "")).toString();
   return (
@@ -46,25 +42,8 @@ export default async function EventsPage({
             ))}
           </select>
         </label>
-        <label>
-          Provider
-          <select name="provider" defaultValue={raw.provider ?? ""}>
-            <option value="">Any</option>
-            {Object.values(Provider).map((p) => (
-              <option key={p} value={p}>
-                {p}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          From
-          <input type="date" name="from" defaultValue={raw.from ?? ""} />
-        </label>
-        <label>
-          To
-          <input type="date" name="to" defaultValue={raw.to ?? ""} />
-        </label>
+        <ProviderSelect value={raw.provider} />
+        <DayRange values={raw} />
         <button type="submit">Search</button>
       </form>
       {q.success ? (

@@ -5,15 +5,13 @@ import { DeadReceipts, type DeadPage } from "@/components/claims/dead-receipts";
 import { NoAccess } from "@/components/states";
 import { requirePage } from "@/lib/auth/page-access";
 import { mayDo } from "@/lib/auth/roles";
-import { Provider } from "@/lib/generated/prisma/enums";
+import { DayRange, formValues, ProviderSelect, type Search } from "@/components/filter-fields";
 import { config } from "@/lib/platform/config";
 import { plain } from "@/lib/platform/http";
 import { DeadReceiptQuery } from "@/lib/platform/query-params";
 import { listDeadReceipts } from "@/lib/pipeline/dead-letters";
 
 export const dynamic = "force-dynamic";
-
-type Search = Record<string, string | string[] | undefined>;
 
 export default async function DeadReceiptsPage({
   params,
@@ -25,9 +23,7 @@ export default async function DeadReceiptsPage({
   const { tenant: slug } = await params;
   const { principal, tenant, allowed } = await requirePage(slug, "claims");
   if (!allowed) return <NoAccess role={principal.role} section="Dead receipts" />;
-  const raw = Object.fromEntries(
-    Object.entries(await searchParams).filter((e): e is [string, string] => typeof e[1] === "string"),
-  );
+  const raw = await formValues(searchParams);
   const q = DeadReceiptQuery.safeParse(raw);
   const filter = Object.fromEntries(
     Object.entries(raw).filter(([k, v]) => v !== "" && ["provider", "reference", "from", "to"].includes(k)),
@@ -46,25 +42,8 @@ export default async function DeadReceiptsPage({
           Reference starts with
           <input name="reference" defaultValue={raw.reference ?? ""} placeholder="pi_…" />
         </label>
-        <label>
-          Provider
-          <select name="provider" defaultValue={raw.provider ?? ""}>
-            <option value="">Any</option>
-            {Object.values(Provider).map((p) => (
-              <option key={p} value={p}>
-                {p}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Died from
-          <input type="date" name="from" defaultValue={raw.from ?? ""} />
-        </label>
-        <label>
-          Died to
-          <input type="date" name="to" defaultValue={raw.to ?? ""} />
-        </label>
+        <ProviderSelect value={raw.provider} />
+        <DayRange values={raw} fromLabel="Died from" toLabel="Died to" />
         <button type="submit">Search</button>
       </form>
       {q.success ? (

@@ -1,7 +1,7 @@
 // One event: the body as received, stored headers, what happened to it
 // (received → claimed → done / duplicate / ignored / failed), its postings and receipts.
 import Link from "next/link";
-import { formatMoney } from "@/components/money";
+import { DebitCreditCells } from "@/components/debit-credit";
 import { RawBody } from "@/components/raw-body";
 import { StatusBadge } from "@/components/status-badge";
 import { mayUse } from "@/lib/auth/roles";
@@ -169,8 +169,7 @@ export default async function EventPage({ params }: { params: DetailParams }) {
                           en.account.code
                         )}
                       </td>
-                      <td className="num">{en.amount > 0n ? formatMoney(en.amount, en.currency) : ""}</td>
-                      <td className="num">{en.amount < 0n ? formatMoney(-en.amount, en.currency) : ""}</td>
+                      <DebitCreditCells amount={en.amount} currency={en.currency} />
                     </tr>
                   ))}
                 </tbody>

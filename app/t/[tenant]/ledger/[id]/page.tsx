@@ -1,6 +1,7 @@
 // One account: balances and its ledger entries, newest first, each with its posting.
 import Link from "next/link";
 import { displayBalance, formatMoney } from "@/components/money";
+import { DebitCreditCells } from "@/components/debit-credit";
 import { getAccount, listEntries } from "@/lib/ledger/accounts";
 import { bigintId } from "@/lib/platform/query-params";
 import { TableScroll } from "@/components/table-scroll";
@@ -72,8 +73,7 @@ export default async function AccountPage({
                       (en.posting.providerReference ?? "—")
                     )}
                   </td>
-                  <td className="num">{en.amount > 0n ? formatMoney(en.amount, en.currency) : ""}</td>
-                  <td className="num">{en.amount < 0n ? formatMoney(-en.amount, en.currency) : ""}</td>
+                  <DebitCreditCells amount={en.amount} currency={en.currency} />
                 </tr>
               ))}
             </tbody>

@@ -6,7 +6,7 @@ import { z } from "zod";
 import { withTenant } from "@/lib/auth/with-access";
 import { ACTION_ROLES } from "@/lib/auth/roles";
 import { json } from "@/lib/platform/http";
-import { BulkReprocessFilter } from "@/lib/platform/query-params";
+import { auditReason, BulkReprocessFilter } from "@/lib/platform/query-params";
 import { bulkJobs, startBulkReprocess } from "@/lib/pipeline/bulk-reprocess";
 
 export const dynamic = "force-dynamic";
@@ -15,7 +15,7 @@ const Start = z
   .object({
     filter: BulkReprocessFilter,
     expected: z.number().int().min(1, "preview first: nothing to reprocess"),
-    reason: z.string().trim().min(3, "Say why they are reprocessed (at least 3 characters)").max(500),
+    reason: auditReason("they are reprocessed"),
   })
   .strict();
 

@@ -6,13 +6,13 @@ import { withTenant } from "@/lib/auth/with-access";
 import { ACTION_ROLES } from "@/lib/auth/roles";
 import { config } from "@/lib/platform/config";
 import { json } from "@/lib/platform/http";
-import { bigintId } from "@/lib/platform/query-params";
+import { auditReason, bigintId } from "@/lib/platform/query-params";
 import { reprocessEvent } from "@/lib/pipeline/reprocess";
 
 export const dynamic = "force-dynamic";
 
 const Reprocess = z.object({
-  reason: z.string().trim().min(3, "Say why it is reprocessed (at least 3 characters)").max(500),
+  reason: auditReason("it is reprocessed"),
 });
 
 export const POST = withTenant(

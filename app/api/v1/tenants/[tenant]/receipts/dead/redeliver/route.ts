@@ -6,12 +6,12 @@ import { z } from "zod";
 import { withTenant } from "@/lib/auth/with-access";
 import { ACTION_ROLES } from "@/lib/auth/roles";
 import { json } from "@/lib/platform/http";
-import { bigintId, DeadReceiptFilter } from "@/lib/platform/query-params";
+import { auditReason, bigintId, DeadReceiptFilter } from "@/lib/platform/query-params";
 import { MAX_IDS, type RedeliverRequest, redeliverDeadReceipts } from "@/lib/pipeline/dead-letters";
 
 export const dynamic = "force-dynamic";
 
-const reason = z.string().trim().min(3, "Say why they are redelivered (at least 3 characters)").max(500);
+const reason = auditReason("they are redelivered");
 // One object rather than a union, so a wrong body is refused naming the field at fault.
 const Redeliver = z
   .object({

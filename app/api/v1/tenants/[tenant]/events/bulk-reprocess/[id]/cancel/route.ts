@@ -4,13 +4,13 @@ import { z } from "zod";
 import { withTenant } from "@/lib/auth/with-access";
 import { ACTION_ROLES } from "@/lib/auth/roles";
 import { json } from "@/lib/platform/http";
-import { bigintId } from "@/lib/platform/query-params";
+import { auditReason, bigintId } from "@/lib/platform/query-params";
 import { cancelBulkReprocess } from "@/lib/pipeline/bulk-reprocess";
 
 export const dynamic = "force-dynamic";
 
 const Cancel = z.object({
-  reason: z.string().trim().min(3, "Say why it is cancelled (at least 3 characters)").max(500),
+  reason: auditReason("it is cancelled"),
 });
 
 export const POST = withTenant(
