@@ -71,7 +71,7 @@ export type PlantContext = {
   movement(m: SimMovement): void;
 };
 
-/** Per kind, how many per delivery of the day: 1 in 1,000 (six kinds: 6 per 1,000), and at least one of each. */
+/** Per kind, how many rounds per delivery of the day: 1 in 1,000, at least one of each (a round of bad money is four: 9 in 1,000 in all). */
 export const DEFECT_RATE = 0.001;
 
 const DAY = 86_400;
@@ -169,16 +169,20 @@ export function plantDefects(c: PlantContext, events: number): Defect[] {
           break;
         }
         case "bad-money": {
-          const how = r.pick(["negative", "zero", "oversized", "unknown-currency"] as const);
-          const object = { ...stripePaymentIntent(p), amount: 0, amount_received: 0 };
-          if (how === "unknown-currency")
-            Object.assign(object, { amount: p.amount, amount_received: p.amount, currency: "xyz" });
-          if (how === "negative") Object.assign(object, { amount: -p.amount, amount_received: -p.amount });
-          let text = JSON.stringify(envelope(r, "payment_intent.succeeded", p.created, object));
-          // 2^63: one past the largest bigint PostgreSQL holds, and not a JSON number JavaScript can write exactly.
-          if (how === "oversized") text = text.replaceAll(/"(amount|amount_received)":0/g, '"$1":9223372036854775808');
-          c.pushRaw(tenant, text, p.reference);
-          defects.push({ kind, tenant, provider: "stripe", reference: p.reference, how });
+          // Each round all four: a provider bug of each shape, on a payment of its own.
+          for (const how of ["negative", "zero", "oversized", "unknown-currency"] as const) {
+            const q = how === "negative" ? p : c.payment(tenant);
+            const object = { ...stripePaymentIntent(q), amount: 0, amount_received: 0 };
+            if (how === "unknown-currency")
+              Object.assign(object, { amount: q.amount, amount_received: q.amount, currency: "xyz" });
+            if (how === "negative") Object.assign(object, { amount: -q.amount, amount_received: -q.amount });
+            let text = JSON.stringify(envelope(r, "payment_intent.succeeded", q.created, object));
+            // 2^63: one past the largest bigint PostgreSQL holds, and not a JSON number JavaScript can write exactly.
+            if (how === "oversized")
+              text = text.replaceAll(/"(amount|amount_received)":0/g, '"$1":9223372036854775808');
+            c.pushRaw(tenant, text, q.reference);
+            defects.push({ kind, tenant, provider: "stripe", reference: q.reference, how });
+          }
           break;
         }
         case "over-refund": {
