@@ -2,7 +2,9 @@
 // events (the webhook route behind a real HTTP server): a small day replayed
 // three times, each run into an empty ledger, with workers SIGKILLed at random must
 // leave identical ledgers equal to the day's truth, and with the claim disabled by a
-// fault flag the same replay must fail in every run.
+// fault flag the same replay must fail in every run. The day is adversarial (defects
+// planted on purpose, dev/simulator/defects.ts): each run must record the same
+// conflicts, held over-refunds and failed events, as the day expects.
 import { createServer } from "node:net";
 import { mkdtempSync } from "node:fs";
 import os from "node:os";
@@ -43,7 +45,13 @@ async function dayFile(name: string, events: number, seed: number): Promise<stri
   const file = path.join(dir, `${name}.ndjson`);
   await writeDayFile(
     file,
-    generateDay({ seed, events, tenants: ["alpha", "beta"], dayStart: Date.UTC(2026, 11, 1) / 1000 }),
+    generateDay({
+      seed,
+      events,
+      tenants: ["alpha", "beta"],
+      dayStart: Date.UTC(2026, 11, 1) / 1000,
+      adversarial: true,
+    }),
   );
   return file;
 }
@@ -84,6 +92,10 @@ describe("the replay", () => {
       expect(run.receiptsDistinct).toBe(run.postings);
       expect(run.duplicatesAbsorbed).toBeGreaterThan(0);
       expect(run.duplicatesAbsorbed).toBeLessThan(run.accepted / 2);
+      // 1,200 deliveries plant one round of each kind: two conflicted keys, one over-refund, four bad amounts.
+      expect([run.conflicts, run.held, run.overRefunds]).toEqual([2, 1, 1]);
+      expect(run.failed).toBeGreaterThanOrEqual(4);
+      expect(run.failed).toBe(r.runs[0]!.failed);
     }
   }, 900_000);
 

@@ -6,7 +6,9 @@
 // ledger must be identical to the first run's and to the day's truth, every
 // posting must have at least one receipt delivered (at least once: how many per
 // posting is reported), no claim may be left unfinished, and the ledger's
-// invariants must hold. Every provider of the day
+// invariants must hold. A day with planted defects (dev/simulator/defects.ts) must
+// also come to each defect's expected outcome in every run: so many conflicts,
+// held refunds and failed events, and the ledger each implies. Every provider of the day
 // is played: Adyen's batches signed item by item, PayPal's deliveries signed with
 // a local certificate the product must be told to trust (TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES),
 // Flutterwave's payments confirmed by the workers against a local verify API.
@@ -22,6 +24,8 @@ import { Prisma, prisma } from "@/lib/platform/db";
 import { exportLedger } from "@/lib/ledger/export";
 import { ledgerViolations } from "@/lib/ledger/invariants";
 import type { Delivery } from "@/dev/simulator/day";
+import type { Defect } from "@/dev/simulator/defects";
+import type { ExportedPosting, LedgerExport } from "@/lib/ledger/export";
 import { readDayFile, type DayHeader } from "@/dev/simulator/day-file";
 import { FlutterwaveAccounts } from "@/dev/simulator/flutterwave-api";
 import { PaypalAccounts } from "@/dev/simulator/paypal-api";
@@ -70,6 +74,15 @@ export type RunReport = {
   receiptDeliveries: number;
   /** How many postings had their receipt delivered n times, by n (from the replay's workers' file). */
   receiptsPerPosting: Record<string, number>;
+  /** claim_conflicts rows of a retry with other money (DIFFERENT_RETRY), raw events left CONFLICT. */
+  conflicts: number;
+  conflictEvents: number;
+  /** Claims HELD (over-refunds) and their claim_conflicts rows (OVER_REFUND). */
+  held: number;
+  overRefunds: number;
+  /** Raw events the parser refused (malformed bodies and bad money). */
+  failed: number;
+  /** sha256 of the ledger without the postings whose identity depends on arrival order (see fingerprint). */
   snapshotSha256: string;
   problems: string[];
 };
@@ -315,6 +328,25 @@ async function send(
   return stats;
 }
 
+/** What the product recorded of the defects: conflicts, held over-refunds, refused events. */
+async function defectCounts(tenantIds: string[]) {
+  const [row] = await prisma.$queryRaw<
+    { conflicts: bigint; conflict_events: bigint; held: bigint; over_refunds: bigint; failed: bigint }[]
+  >(Prisma.sql`
+    SELECT (SELECT count(*) FROM claim_conflicts WHERE tenant_id = ANY(${tenantIds}::uuid[]) AND kind = 'DIFFERENT_RETRY') AS conflicts,
+           (SELECT count(*) FROM raw_events WHERE tenant_id = ANY(${tenantIds}::uuid[]) AND status = 'CONFLICT') AS conflict_events,
+           (SELECT count(*) FROM processed_events WHERE tenant_id = ANY(${tenantIds}::uuid[]) AND status = 'HELD') AS held,
+           (SELECT count(*) FROM claim_conflicts WHERE tenant_id = ANY(${tenantIds}::uuid[]) AND kind = 'OVER_REFUND') AS over_refunds,
+           (SELECT count(*) FROM raw_events WHERE tenant_id = ANY(${tenantIds}::uuid[]) AND status = 'FAILED') AS failed`);
+  return {
+    conflicts: Number(row!.conflicts),
+    conflictEvents: Number(row!.conflict_events),
+    held: Number(row!.held),
+    overRefunds: Number(row!.over_refunds),
+    failed: Number(row!.failed),
+  };
+}
+
 async function pending(tenantIds: string[]) {
   const [row] = await prisma.$queryRaw<{ raw: bigint; claims: bigint; outbox: bigint }[]>(Prisma.sql`
     SELECT (SELECT count(*) FROM raw_events WHERE tenant_id = ANY(${tenantIds}::uuid[]) AND status IN ('RECEIVED', 'CLAIMED')) AS raw,
@@ -343,15 +375,142 @@ async function drain(tenantIds: string[], timeoutMs: number, log: (l: string) =>
   }
 }
 
-/** The canonical ledger of the replay's tenants, with the prefix stripped, and its hash. */
-async function snapshot(tenants: TenantInfo[], prefix: string) {
-  const parts = [];
+/** tenant (the day's slug)|provider|reference of a posting. */
+const postingKey = (tenant: string, p: { provider: string | null; reference: string | null }) =>
+  `${tenant}|${p.provider}|${p.reference}`;
+
+/**
+ * The canonical ledger of the replay's tenants, with the prefix stripped, and its
+ * fingerprint. Which value of a conflicted key is posted, and which of an
+ * over-refund's two equal refunds, depends on which delivery is claimed or
+ * committed first, so it may differ between runs that are all correct: those
+ * postings (`orderDependent`) and their legs' share of the balances are left out
+ * of the fingerprint. They are checked on their own instead (defectProblems):
+ * exactly one value posted, and it is one of the key's values.
+ */
+async function snapshot(tenants: TenantInfo[], prefix: string, orderDependent: Set<string>) {
+  const parts: LedgerExport[] = [];
   for (const t of [...tenants].sort((a, b) => a.slug.localeCompare(b.slug))) {
     const e = await exportLedger(t.id, t.slug.slice(prefix.length + 1));
     parts.push(e);
   }
-  const text = JSON.stringify(parts);
+  const stable = parts.map((e) => {
+    const left = new Map(e.balances.map((b) => [`${b.account}|${b.currency}`, BigInt(b.amount)]));
+    const postings = e.postings.filter((p) => {
+      if (!orderDependent.has(postingKey(e.tenant, p))) return true;
+      for (const l of p.legs)
+        left.set(`${l.account}|${l.currency}`, (left.get(`${l.account}|${l.currency}`) ?? 0n) - BigInt(l.amount));
+      return false;
+    });
+    const balances = e.balances
+      .map((b) => ({ ...b, amount: String(left.get(`${b.account}|${b.currency}`)) }))
+      .filter((b) => b.amount !== "0");
+    return { tenant: e.tenant, postings, balances };
+  });
+  const text = JSON.stringify(stable);
   return { text, parts, sha256: createHash("sha256").update(text).digest("hex") };
+}
+
+/** The postings of a conflicted key or an over-refund's refunds: which one is posted depends on arrival order. */
+function orderDependentPostings(defects: Defect[]): Set<string> {
+  const out = new Set<string>();
+  for (const d of defects) {
+    if (d.kind === "changed-retry" || d.kind === "reused-reference") out.add(postingKey(d.tenant, d));
+    if (d.kind === "over-refund") for (const r of d.refunds) out.add(postingKey(d.tenant, r));
+  }
+  return out;
+}
+
+/** What the defects must come to in every run: counts the product records, and postings. */
+function expectedOfDefects(defects: Defect[], deliveries: Delivery[]) {
+  const n = (kinds: Defect["kind"][]) => defects.filter((d) => kinds.includes(d.kind)).length;
+  return {
+    conflicts: n(["changed-retry", "reused-reference"]),
+    held: n(["over-refund"]),
+    // A malformed body is refused by the parser as bad money is: both FAILED.
+    failed: n(["bad-money"]) + deliveries.filter((d) => d.note === "malformed").length,
+    // One posting per conflicted key and per over-refund (the refund not held).
+    postings: n(["changed-retry", "reused-reference", "over-refund"]),
+  };
+}
+
+/** A customer's balance change from a movement (credit-normal: payments negative). */
+const customerShare = (m: { kind: string; amount: number }) => (m.kind === "PAYMENT" ? -1n : 1n) * BigInt(m.amount);
+
+/**
+ * Each defect's own outcome in the run's ledger. Returns the problems, and the
+ * balances the conflicted keys' posted values add to the truth (whichever value won,
+ * once it is checked to be one of the key's).
+ */
+function defectProblems(defects: Defect[], parts: LedgerExport[], movements: Map<string, { created: number }>) {
+  const problems: string[] = [];
+  const posted = new Map<string, ExportedPosting[]>();
+  for (const part of parts)
+    for (const p of part.postings) {
+      const key = postingKey(part.tenant, p);
+      if (!posted.has(key)) posted.set(key, []);
+      posted.get(key)!.push(p);
+    }
+  const truthAdds = new Map<string, bigint>();
+  const wrong = (d: Defect, what: string) =>
+    problems.push(`planted ${d.kind} ${postingKey(d.tenant, d as { provider: string; reference: string })}: ${what}`);
+  for (const d of defects) {
+    switch (d.kind) {
+      case "changed-retry":
+      case "reused-reference": {
+        const ps = posted.get(postingKey(d.tenant, d)) ?? [];
+        if (ps.length !== 1) {
+          wrong(d, `${ps.length} postings, expected exactly one of its ${d.values.length} values`);
+          break;
+        }
+        const value = d.values.find((v) =>
+          ps[0]!.legs.some(
+            (l) =>
+              l.account === `customer:${v.account}` &&
+              l.currency === v.currency &&
+              BigInt(l.amount) === customerShare(v),
+          ),
+        );
+        if (!value) wrong(d, `posted ${JSON.stringify(ps[0]!.legs)}, which is none of its values`);
+        else {
+          const key = `${d.tenant}|customer:${value.account}|${value.currency}`;
+          truthAdds.set(key, (truthAdds.get(key) ?? 0n) + customerShare(value));
+        }
+        break;
+      }
+      case "over-refund": {
+        const n = d.refunds.reduce((sum, r) => sum + (posted.get(postingKey(d.tenant, r))?.length ?? 0), 0);
+        if (n !== 1)
+          problems.push(
+            `planted over-refund of stripe ${d.payment}: ${n} of its ${d.refunds.length} refunds posted, expected exactly one`,
+          );
+        break;
+      }
+      case "bad-money": {
+        const n = posted.get(postingKey(d.tenant, d))?.length ?? 0;
+        if (n !== 0) wrong(d, `${d.how} amount posted ${n} time(s), expected refused (FAILED)`);
+        break;
+      }
+      case "late-charge": {
+        // Dated by the payment intent, never by the charge event that came days later.
+        const ps = posted.get(postingKey(d.tenant, d)) ?? [];
+        const created = movements.get(postingKey(d.tenant, d))?.created;
+        const at = created === undefined ? "" : new Date(created * 1000).toISOString();
+        if (ps.length !== 1 || ps[0]!.occurredAt !== at)
+          wrong(
+            d,
+            `${ps.length} posting(s) dated ${ps.map((p) => p.occurredAt).join(", ") || "-"}, expected one dated ${at}`,
+          );
+        break;
+      }
+      case "refund-first": {
+        const n = posted.get(postingKey(d.tenant, d))?.length ?? 0;
+        if (n !== 1) wrong(d, `the refund sent before its payment posted ${n} time(s), expected once`);
+        break;
+      }
+    }
+  }
+  return { problems, truthAdds };
 }
 
 /** The movements the day delivers: its truth without those the providers never sent. */
@@ -367,6 +526,13 @@ function truthBalances(header: DayHeader): Map<string, bigint> {
     const key = `${m.tenant}|customer:${m.account}|${m.currency}`;
     out.set(key, (out.get(key) ?? 0n) + (m.kind === "PAYMENT" ? -BigInt(m.amount) : BigInt(m.amount)));
   }
+  // An over-refund's refunds are of equal amounts and exactly one is posted: the balance is known, the reference not.
+  for (const d of header.defects ?? [])
+    if (d.kind === "over-refund") {
+      const r = d.refunds[0]!;
+      const key = `${r.tenant}|customer:${r.account}|${r.currency}`;
+      out.set(key, (out.get(key) ?? 0n) + BigInt(r.amount));
+    }
   return out;
 }
 
@@ -512,8 +678,16 @@ async function replayRuns(
   o.log(
     `replaying ${deliveries.length} deliveries (${header.movements.length} movements; providers ${providers.join(", ")}; tenants ${header.options.tenants.join(", ")}, new ones each run) ${o.runs}× against ${o.target}; ${o.workers} workers, ${o.killEvery ? `a SIGKILL every ${o.killEvery[0]}-${o.killEvery[1]} ms` : "no kills"}`,
   );
-  const truth = truthBalances(header);
-  const expectedPostings = deliveredMovements(header).length;
+  const dayTruth = truthBalances(header);
+  const defects = header.defects ?? [];
+  const orderDependent = orderDependentPostings(defects);
+  const expected = expectedOfDefects(defects, deliveries);
+  const expectedPostings = deliveredMovements(header).length + expected.postings;
+  const movementsByKey = new Map(header.movements.map((m) => [postingKey(m.tenant, m), m]));
+  if (defects.length)
+    o.log(
+      `planted defects: ${[...new Set(defects.map((d) => d.kind))].map((k) => `${k} ${defects.filter((d) => d.kind === k).length}`).join(", ")}; expected per run: conflicts ${expected.conflicts}, held ${expected.held}, failed ${expected.failed}`,
+    );
 
   for (let run = 1; run <= o.runs; run++) {
     const { prefix, tenants } = await tenantsOf(run);
@@ -530,7 +704,27 @@ async function replayRuns(
     });
     supervisor.start();
     const sendStarted = Date.now();
-    const sent = await send(order, tenants, o.target, o.concurrency, apis.paypal);
+    // A refund planted to arrive before its payment is sent, and acknowledged, before anything else.
+    const early = await send(
+      order.filter((d) => d.early),
+      tenants,
+      o.target,
+      o.concurrency,
+      apis.paypal,
+    );
+    const rest = await send(
+      order.filter((d) => !d.early),
+      tenants,
+      o.target,
+      o.concurrency,
+      apis.paypal,
+    );
+    const sent = {
+      accepted: early.accepted + rest.accepted,
+      rejected: early.rejected + rest.rejected,
+      unexpected: { ...early.unexpected },
+    };
+    for (const [k, v] of Object.entries(rest.unexpected)) sent.unexpected[k] = (sent.unexpected[k] ?? 0) + v;
     const sendMs = Date.now() - sendStarted;
     let drainMs = -1;
     const problems: string[] = [];
@@ -541,15 +735,31 @@ async function replayRuns(
     }
     await supervisor.stop();
 
-    const snap = await snapshot([...tenants.values()], prefix);
+    const snap = await snapshot([...tenants.values()], prefix, orderDependent);
     const postings = await prisma.posting.count({ where: { tenantId: { in: ids }, processedEventId: { not: null } } });
     const receipts = await receiptCheck(ids, receiptsFile, idSet);
-    const notDone = await prisma.processedEvent.count({ where: { tenantId: { in: ids }, status: { not: "DONE" } } });
+    // HELD is an over-refund's expected end, counted against the day below; anything else not DONE is left unfinished.
+    const notDone = await prisma.processedEvent.count({
+      where: { tenantId: { in: ids }, status: { notIn: ["DONE", "HELD"] } },
+    });
+    const outcomes = await defectCounts(ids);
     if (Object.keys(sent.unexpected).length) problems.push(`unexpected answers: ${JSON.stringify(sent.unexpected)}`);
     if (notDone) problems.push(`${notDone} claim(s) left not DONE`);
     problems.push(...receipts.problems);
     for (const id of ids)
       for (const v of await ledgerViolations(id)) problems.push(`invariant "${v.invariant}" broken: ${v.detail}`);
+    for (const [what, got, want] of [
+      ["conflicts (claim_conflicts, DIFFERENT_RETRY)", outcomes.conflicts, expected.conflicts],
+      ["held claims", outcomes.held, expected.held],
+      ["over-refund conflicts (claim_conflicts, OVER_REFUND)", outcomes.overRefunds, expected.held],
+      ["failed events", outcomes.failed, expected.failed],
+    ] as const)
+      if (got !== want) problems.push(`${got} ${what}, expected ${want} from the day`);
+    const planted = defectProblems(defects, snap.parts, movementsByKey);
+    problems.push(...planted.problems.slice(0, 10));
+    if (planted.problems.length > 10) problems.push(`… and ${planted.problems.length - 10} more planted defects wrong`);
+    const truth = new Map(dayTruth);
+    for (const [k, v] of planted.truthAdds) truth.set(k, (truth.get(k) ?? 0n) + v);
     // Every run against the truth, not only the first: each starts from an empty ledger.
     const actual = new Map<string, bigint>();
     for (const part of snap.parts)
@@ -602,13 +812,14 @@ async function replayRuns(
       receiptsDistinct: receipts.postingsWithReceipt,
       receiptDeliveries: receipts.deliveries,
       receiptsPerPosting: receipts.perPosting,
+      ...outcomes,
       snapshotSha256: snap.sha256,
       problems,
     };
     runs.push(report);
     differences.push(...problems.map((p) => `run ${run}: ${p}`));
     o.log(
-      `run ${run}: sent ${report.sent} (accepted ${report.accepted}, rejected as signed badly ${report.rejected}), duplicates absorbed ${report.duplicatesAbsorbed}, kills ${report.kills}, sweeps ${report.sweeps}, reclaims ${report.reclaims}, send ${(sendMs / 1000).toFixed(1)} s, drain ${(drainMs / 1000).toFixed(1)} s, postings ${postings}, receipts delivered for ${report.receiptsDistinct} (${report.receiptDeliveries} deliveries by the replay's workers; per posting ${Object.entries(
+      `run ${run}: sent ${report.sent} (accepted ${report.accepted}, rejected as signed badly ${report.rejected}), duplicates absorbed ${report.duplicatesAbsorbed}, kills ${report.kills}, sweeps ${report.sweeps}, reclaims ${report.reclaims}, send ${(sendMs / 1000).toFixed(1)} s, drain ${(drainMs / 1000).toFixed(1)} s, postings ${postings}, conflicts ${outcomes.conflicts}, held ${outcomes.held}, failed ${outcomes.failed} (deliveries refused as conflicting ${outcomes.conflictEvents}: as many as the losing value's deliveries, so it varies by run), receipts delivered for ${report.receiptsDistinct} (${report.receiptDeliveries} deliveries by the replay's workers; per posting ${Object.entries(
         report.receiptsPerPosting,
       )
         .map(([n, c]) => `${n}×: ${c}`)

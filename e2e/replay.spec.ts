@@ -4,7 +4,8 @@
 // `next start` on a database of its own with no worker of its own: only the
 // replay's workers take the events, so a fault in them cannot be absorbed by a
 // correct worker (npm start's would take the events too). Its self-test (the
-// claim disabled by a fault flag must fail it) is in dev/replay.test.ts.
+// claim disabled by a fault flag must fail it) is in dev/replay.test.ts. The day is
+// adversarial: each run must also record the day's conflicts, held and failed events.
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync } from "node:fs";
@@ -64,7 +65,18 @@ test.afterAll(() => stopProcess(web));
 test("a day replayed three times into empty ledgers, with only the replay's workers (killed at random), leaves identical true ledgers", async () => {
   test.setTimeout(15 * 60_000);
   const file = path.join(dir, "day.ndjson");
-  const gen = run("workers/tally.ts", ["day", "generate", "--events", "2000", "--seed", "11", "--out", file]);
+  const gen = run("workers/tally.ts", [
+    "day",
+    "generate",
+    "--events",
+    "2000",
+    "--seed",
+    "11",
+    "--adversarial",
+    "on",
+    "--out",
+    file,
+  ]);
   expect(gen.code, gen.out).toBe(0);
   const args = ["--file", file, "--target", target, "--runs", "3", "--kill-every", "2000-4000", "--workers", "2"];
   const r = run("workers/replay.ts", [...args, "--prefix", unique("rp")]);
@@ -78,4 +90,8 @@ test("a day replayed three times into empty ledgers, with only the replay's work
   const postings = [...r.out.matchAll(/^run \d+: .*postings (\d+),/gm)].map((m) => Number(m[1]));
   expect(postings).toHaveLength(3);
   expect(new Set(postings).size).toBe(1);
+  // The planted defects came to the same outcomes in every run (the verdict checks them against the day).
+  const outcomes = [...r.out.matchAll(/^run \d+: .*(conflicts \d+, held \d+, failed \d+) /gm)].map((m) => m[1]);
+  expect(outcomes).toHaveLength(3);
+  expect(new Set(outcomes).size).toBe(1);
 });

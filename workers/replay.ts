@@ -1,7 +1,9 @@
 // `npm run replay -- --file day.ndjson [--runs 3] [--kill-every 1000-3000] [--workers 2]`:
 // the replay proof against a running product (npm start). Exit code 1, naming
 // the difference, when any run's ledger is not identical to the first.
-// `npm run replay:day` generates a 100,000-delivery day first. A day with PayPal
+// `npm run replay:day` generates a 100,000-delivery day first. A generated day
+// is adversarial unless --adversarial off (dev/simulator/defects.ts: conflicts,
+// over-refunds, bad amounts… each with the outcome every run must reach). A day with PayPal
 // needs the product to trust the replay's local certificate: start both with the
 // same TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES (see lib/platform/config.ts).
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
@@ -15,7 +17,7 @@ import { DEFAULT_PROVIDER_WEIGHTS, generateDay, providersFromText } from "@/dev/
 import { writeDayFile } from "@/dev/simulator/day-file";
 
 const USAGE =
-  "npm run replay -- --file day.ndjson [--target http://localhost:3000] [--runs 3] [--kill-every 1000-3000 | none] [--workers 2] [--concurrency 32] [--seed 1] [--prefix replay-x] [--generate N [--providers stripe,adyen,…]] [--fault-disable-claim] [--report out.json]";
+  "npm run replay -- --file day.ndjson [--target http://localhost:3000] [--runs 3] [--kill-every 1000-3000 | none] [--workers 2] [--concurrency 32] [--seed 1] [--prefix replay-x] [--generate N [--providers stripe,adyen,…] [--adversarial on|off]] [--fault-disable-claim] [--report out.json]";
 
 function fail(message: string): never {
   console.error(`${message}\nUsage: ${USAGE}`);
@@ -37,6 +39,7 @@ async function main() {
         prefix: { type: "string" },
         generate: { type: "string" },
         providers: { type: "string" },
+        adversarial: { type: "string", default: "on" },
         "fault-disable-claim": { type: "boolean" },
         "drain-timeout": { type: "string", default: "900000" },
         report: { type: "string" },
@@ -45,6 +48,8 @@ async function main() {
   } catch (e) {
     fail((e as Error).message);
   }
+  if (a.adversarial !== "on" && a.adversarial !== "off")
+    fail(`--adversarial must be on or off, got "${a.adversarial}"`);
   let file = a.file;
   if (a.generate) {
     const events = Number(a.generate);
@@ -55,7 +60,10 @@ async function main() {
     } catch (e) {
       fail(`--providers: ${(e as Error).message}`);
     }
-    file ??= path.join(mkdtempSync(path.join(os.tmpdir(), "tally-day-")), `day-${events}.ndjson`);
+    file ??= path.join(
+      mkdtempSync(path.join(os.tmpdir(), "tally-day-")),
+      `day-${events}${a.adversarial === "on" ? "-adversarial" : ""}.ndjson`,
+    );
     if (!existsSync(file)) {
       console.log(`generating ${events} deliveries into ${file}…`);
       await writeDayFile(
@@ -66,6 +74,7 @@ async function main() {
           tenants: ["alpha", "beta", "gamma"],
           dayStart: Date.UTC(2026, 11, 1) / 1000,
           providers,
+          adversarial: a.adversarial === "on",
         }),
       );
     }

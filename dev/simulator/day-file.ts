@@ -1,8 +1,10 @@
 // A day on disk (ndjson): one header line with the options and the truth (every
-// movement the providers settled), then one line per delivery, in send order.
+// movement the providers settled, and the defects planted with what each must come
+// to), then one line per delivery, in send order.
 import { createReadStream, createWriteStream } from "node:fs";
 import { createInterface } from "node:readline";
 import type { Day, DayOptions, Delivery } from "@/dev/simulator/day";
+import type { Defect } from "@/dev/simulator/defects";
 import type { SimMovement } from "@/dev/simulator/payloads";
 
 export type DayHeader = {
@@ -11,6 +13,8 @@ export type DayHeader = {
   options: Required<DayOptions>;
   movements: SimMovement[];
   dropped: string[];
+  /** Absent in days written before defects were planted: none. */
+  defects?: Defect[];
 };
 
 export async function writeDayFile(file: string, day: Day): Promise<void> {
@@ -23,6 +27,7 @@ export async function writeDayFile(file: string, day: Day): Promise<void> {
     options: day.options,
     movements: day.movements,
     dropped: day.dropped.map((m) => `${m.tenant}:${m.provider}:${m.reference}`),
+    defects: day.defects,
   };
   await write(header);
   for (const d of day.deliveries) await write({ kind: "delivery", ...d });

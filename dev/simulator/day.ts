@@ -4,7 +4,9 @@
 // events that move no money, tenants whose references collide, a few malformed
 // bodies and bad signatures, Adyen's batches of one to five items, and (for the
 // simulator) deliveries that never happen. The truth comes with it, so a test can
-// say what the ledger must be.
+// say what the ledger must be. With `adversarial`, defects planted on purpose
+// (./defects.ts) and what the product must make of each.
+import { type Defect, plantDefects } from "@/dev/simulator/defects";
 import { adyenBatch, adyenIgnoredItem } from "@/lib/providers/adyen/simulate";
 import { scriptFor } from "@/dev/simulator/payloads";
 import { seeded, type Random } from "@/lib/providers/simulation/random";
@@ -17,7 +19,8 @@ export type DeliveryNote =
   | "second-type"
   | "ignored"
   | "malformed"
-  | "bad-signature";
+  | "bad-signature"
+  | "adversarial";
 
 export type Delivery = {
   seq: number;
@@ -33,6 +36,8 @@ export type Delivery = {
   reference: string | null;
   /** Adyen: the reference of every movement in the batch, in item order. */
   references?: string[];
+  /** Sent, and acknowledged, before every other delivery of a run (a refund that must arrive before its payment). */
+  early?: true;
 };
 
 /** How often each provider is drawn, relatively. A list draws each listed provider equally. */
@@ -65,12 +70,16 @@ export type DayOptions = {
   malformedRate?: number;
   badSignatureRate?: number;
   sharedReferenceRate?: number;
+  /** Plant the defects of ./defects.ts (Stripe's; none when the day has no Stripe). Off unless asked: other tests' days stay as they were. */
+  adversarial?: boolean;
 };
 
 export type Day = {
   movements: SimMovement[];
   deliveries: Delivery[];
   dropped: SimMovement[];
+  /** The planted defects and what each must come to (empty without `adversarial`). */
+  defects: Defect[];
   options: Required<DayOptions>;
 };
 
@@ -128,6 +137,7 @@ export function generateDay(input: DayOptions): Day {
     malformedRate: 0.003,
     badSignatureRate: 0.003,
     sharedReferenceRate: 0.01,
+    adversarial: false,
     ...input,
   };
   const weights = providerWeights(o.providers);
@@ -361,7 +371,69 @@ export function generateDay(input: DayOptions): Day {
       messageId,
     );
   }
-  return { movements, deliveries: r.shuffle(deliveries), dropped, options: o };
+  const defects =
+    o.adversarial && weights.some(([p]) => p === "stripe")
+      ? plantDefects(
+          {
+            r,
+            tenants: o.tenants,
+            payment: (tenant) => {
+              const script = scriptFor("stripe");
+              for (;;) {
+                const [currency, amount] = script.money(r);
+                const reference = script.paymentReference(r, count(`${tenant}/stripe`));
+                if (taken.has(`${tenant}/stripe/${reference}`)) continue;
+                taken.add(`${tenant}/stripe/${reference}`);
+                return {
+                  tenant,
+                  provider: "stripe",
+                  kind: "PAYMENT",
+                  reference,
+                  ...script.paymentDetails?.(reference, count("stripe#p")),
+                  account: `acct_${tenant.slice(0, 8)}_${String(r.int(1, accounts)).padStart(4, "0")}`,
+                  amount,
+                  currency,
+                  created: created(),
+                };
+              }
+            },
+            refundReference: (tenant) => {
+              for (;;) {
+                const reference = scriptFor("stripe").refundReference(
+                  r,
+                  count(`${tenant}/stripe r`),
+                  count("stripe#r"),
+                );
+                if (!taken.has(`${tenant}/stripe/${reference}`)) {
+                  taken.add(`${tenant}/stripe/${reference}`);
+                  return reference;
+                }
+              }
+            },
+            announce: (tenant, bodies, messageId) => {
+              const from = deliveries.length;
+              announce(tenant, "stripe", bodies, messageId);
+              return Array.from({ length: deliveries.length - from }, (_, i) => from + i);
+            },
+            pushRaw: (tenant, body, reference) =>
+              push({
+                tenant,
+                provider: "stripe",
+                body,
+                signature: "valid",
+                messageId: r.id("msg_"),
+                note: "adversarial",
+                reference,
+              }),
+            early: (indexes) => {
+              for (const i of indexes) deliveries[i]!.early = true;
+            },
+            movement: (m) => movements.push(m),
+          },
+          o.events,
+        )
+      : [];
+  return { movements, deliveries: r.shuffle(deliveries), dropped, defects, options: o };
 }
 
 /** What the ledger must hold per tenant, account and currency once every movement is posted (credit-normal: payments negative). */

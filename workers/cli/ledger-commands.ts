@@ -31,7 +31,7 @@ export const ledgerCommands: Command[] = [
   {
     name: "day generate",
     summary:
-      "Write a realistic, deterministic day of provider deliveries (ndjson) for npm run replay; --providers stripe,adyen (drawn equally) or stripe=4,adyen=1 (weighted), default all six weighted towards Stripe",
+      "Write a realistic, deterministic day of provider deliveries (ndjson) for npm run replay; --providers stripe,adyen (drawn equally) or stripe=4,adyen=1 (weighted), default all six weighted towards Stripe; --adversarial on plants defects with their expected outcomes (dev/simulator/defects.ts; default off here, on in npm run replay --generate and replay:day)",
     options: flags({
       events: "string",
       seed: "string",
@@ -39,6 +39,7 @@ export const ledgerCommands: Command[] = [
       tenants: "string",
       date: "string",
       providers: "string",
+      adversarial: "string",
     }),
     required: ["events", "out"],
     async run(a) {
@@ -61,7 +62,9 @@ export const ledgerCommands: Command[] = [
           `--providers: ${(e as Error).message}; give a comma list (stripe,adyen) or weights (stripe=4,adyen=1)`,
         );
       }
-      const day = generateDay({ seed, events, tenants, dayStart, providers });
+      const adversarial = String(a.adversarial ?? "off");
+      if (adversarial !== "on" && adversarial !== "off") throw new UsageError("--adversarial must be on or off");
+      const day = generateDay({ seed, events, tenants, dayStart, providers, adversarial: adversarial === "on" });
       await writeDayFile(String(a.out), day);
       const notes = new Map<string, number>();
       for (const d of day.deliveries) notes.set(d.note, (notes.get(d.note) ?? 0) + 1);
@@ -72,6 +75,9 @@ export const ledgerCommands: Command[] = [
       const byProvider = new Map<string, number>();
       for (const m of day.movements) byProvider.set(m.provider, (byProvider.get(m.provider) ?? 0) + 1);
       console.log(`  movements by provider: ${[...byProvider].map(([k, v]) => `${k} ${v}`).join(", ")}`);
+      const defects = new Map<string, number>();
+      for (const d of day.defects) defects.set(d.kind, (defects.get(d.kind) ?? 0) + 1);
+      if (defects.size) console.log(`  planted defects: ${[...defects].map(([k, v]) => `${k} ${v}`).join(", ")}`);
     },
   },
 ];
