@@ -82,6 +82,35 @@ async function validated(
 
 const answer = (a: RouteAnswer): Response => (a instanceof Response ? a : domainError(a));
 
+/** After access: validate the input, call the handler with it (and `extra`), map what it returns. */
+async function run<
+  B extends Schema | undefined,
+  Q extends Schema | undefined,
+  P extends Shape,
+  U extends boolean | string,
+  X,
+>(
+  request: Request,
+  raw: Record<string, unknown>,
+  spec: RouteSpec<B, Q, P, U>,
+  accessPrincipal: unknown,
+  extra: X,
+  handler: (input: RouteInput<B, Q, P, U> & X) => Promise<RouteAnswer>,
+): Promise<Response> {
+  const input = await validated(request, raw, spec);
+  if (!input.ok) return input.response;
+  const principal = accessPrincipal as RouteInput<B, Q, P, U>["principal"];
+  return answer(
+    await handler({
+      request,
+      principal,
+      actor: actorOf(principal),
+      ...extra,
+      ...(input as Pick<RouteInput<B, Q, P, U>, "body" | "query" | "params">),
+    } as RouteInput<B, Q, P, U> & X),
+  );
+}
+
 /** A route under /api/v1/tenants/{tenant}/…: the caller must see the tenant (404 otherwise). */
 export function withTenant<
   B extends Schema | undefined = undefined,
@@ -97,18 +126,7 @@ export function withTenant<
     const slug = typeof raw.tenant === "string" ? raw.tenant : "";
     const access = await requireAccess(request, { tenant: slug, roles: spec.roles, usersOnly: spec.usersOnly });
     if (!access.ok) return accessError(access);
-    const input = await validated(request, raw, spec);
-    if (!input.ok) return input.response;
-    const principal = access.principal as RouteInput<B, Q, P, U>["principal"];
-    return answer(
-      await handler({
-        request,
-        principal,
-        actor: actorOf(principal),
-        tenant: access.tenant,
-        ...(input as Pick<RouteInput<B, Q, P, U>, "body" | "query" | "params">),
-      }),
-    );
+    return run(request, raw, spec, access.principal, { tenant: access.tenant }, handler);
   });
 }
 
@@ -122,16 +140,6 @@ export function withPrincipal<
   return handled(async (request: Request, context: NextContext) => {
     const access = await requireAccess(request, { roles: spec.roles, usersOnly: spec.usersOnly });
     if (!access.ok) return accessError(access);
-    const input = await validated(request, (await context?.params) ?? {}, spec);
-    if (!input.ok) return input.response;
-    const principal = access.principal as RouteInput<B, Q, P, U>["principal"];
-    return answer(
-      await handler({
-        request,
-        principal,
-        actor: actorOf(principal),
-        ...(input as Pick<RouteInput<B, Q, P, U>, "body" | "query" | "params">),
-      }),
-    );
+    return run(request, (await context?.params) ?? {}, spec, access.principal, {}, handler);
   });
 }

@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { decimalText, toMinorUnits } from "@/lib/ledger/money";
 import { metadataAccount } from "@/lib/providers/fields";
+import { confirmSettings } from "@/lib/providers/confirm-settings";
 import type { ConfirmResult, Movement } from "@/lib/providers/types";
 
 export const FLUTTERWAVE_API = "https://api.flutterwave.com";
@@ -52,15 +53,14 @@ export function flutterwaveConfirmer(options: { timeoutMs?: number } = {}) {
     movement: Movement,
     rawSettings: Record<string, unknown>,
   ): Promise<ConfirmResult> {
-    const parsed = settingsSchema.safeParse(rawSettings);
-    if (!parsed.success)
-      return { ok: false, reason: "not_configured", message: parsed.error.issues.map((i) => i.message).join("; ") };
-    const base = usableBaseUrl(parsed.data.apiBaseUrl);
+    const settings = confirmSettings(settingsSchema, rawSettings);
+    if (!settings.ok) return settings;
+    const base = usableBaseUrl(settings.value.apiBaseUrl);
     if (!base)
       return {
         ok: false,
         reason: "not_configured",
-        message: `settings.apiBaseUrl must be https (got ${parsed.data.apiBaseUrl})`,
+        message: `settings.apiBaseUrl must be https (got ${settings.value.apiBaseUrl})`,
       };
     if (!movement.lookupId)
       return {
@@ -76,7 +76,7 @@ export function flutterwaveConfirmer(options: { timeoutMs?: number } = {}) {
     let response: Response;
     try {
       response = await fetch(url, {
-        headers: { authorization: `Bearer ${parsed.data.secretKey}`, accept: "application/json" },
+        headers: { authorization: `Bearer ${settings.value.secretKey}`, accept: "application/json" },
         signal: AbortSignal.timeout(timeoutMs),
         redirect: "error",
       });

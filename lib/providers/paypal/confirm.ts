@@ -10,6 +10,7 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import { decimalText, toMinorUnits } from "@/lib/ledger/money";
 import { config } from "@/lib/platform/config";
+import { confirmSettings } from "@/lib/providers/confirm-settings";
 import type { ConfirmResult, Movement } from "@/lib/providers/types";
 
 export const PAYPAL_API = "https://api-m.paypal.com";
@@ -147,12 +148,11 @@ export function paypalConfirmer(options: { timeoutMs?: number; clock?: () => num
     movement: Movement,
     rawSettings: Record<string, unknown>,
   ): Promise<ConfirmResult> {
-    const parsed = settingsSchema.safeParse(rawSettings);
-    if (!parsed.success)
-      return { ok: false, reason: "not_configured", message: parsed.error.issues.map((i) => i.message).join("; ") };
-    const base = paypalApiBase(parsed.data.apiBaseUrl);
+    const settings = confirmSettings(settingsSchema, rawSettings);
+    if (!settings.ok) return settings;
+    const base = paypalApiBase(settings.value.apiBaseUrl);
     if (!base.ok) return { ok: false, reason: "not_configured", message: base.message };
-    const { clientId, clientSecret } = parsed.data;
+    const { clientId, clientSecret } = settings.value;
     const what = movement.kind === "PAYMENT" ? "captures" : "refunds";
     const url = new URL(
       `${base.url.pathname.replace(/\/$/, "")}/v2/payments/${what}/${encodeURIComponent(movement.reference)}`,
