@@ -54,7 +54,8 @@ async function* pages<T extends { id: bigint }>(page: (after: bigint) => Promise
 }
 
 const EXPORTS: Record<ExportKind, Export> = {
-  // Discrepancies whose money moved in the period (the day the trend counts them on).
+  // Discrepancies whose money moved in the period (the day the trend counts them on), as UTC days
+  // whatever the database session's time zone.
   discrepancies: {
     header: [
       "id",
@@ -107,7 +108,7 @@ const EXPORTS: Record<ExportKind, Export> = {
                  c.id AS case_id, c.status::text AS case_status, d.first_run_id, d.last_run_id,
                  d.detected_at, d.resolved_at, d.note
           FROM recon_discrepancies d LEFT JOIN cases c ON c.discrepancy_id = d.id
-          WHERE d.tenant_id = ${tenantId}::uuid AND d.day >= ${p.from}::date AND d.day < ${p.to}::date AND d.id > ${after}
+          WHERE d.tenant_id = ${tenantId}::uuid AND d.day >= (${p.from}::timestamptz AT TIME ZONE 'UTC')::date AND d.day < (${p.to}::timestamptz AT TIME ZONE 'UTC')::date AND d.id > ${after}
           ORDER BY d.id LIMIT ${PAGE}`),
       ))
         yield [
