@@ -38,8 +38,13 @@ describe("refunds larger than their payment", () => {
     const refunds = [16_554, 33_109, 33_109].map((amount) =>
       aStripeRefund({ payment: payment.data.object.id, amount, currency: "jpy" }),
     );
-    for (const r of refunds) await send(r);
-    await drain();
+    // One after another, as the provider sends them: refunds picked up in one batch commit side
+    // by side (TALLY_WORKER_COMMIT_CONCURRENCY), and which one takes the payment's lock first is
+    // then a race (the two-at-once case is the next test's).
+    for (const r of refunds) {
+      await send(r);
+      await drain();
+    }
     const claims = await prisma.processedEvent.findMany({
       where: { tenantId: tenant.id, paymentReference: payment.data.object.id },
       orderBy: { id: "asc" },
