@@ -314,8 +314,10 @@ async function send(
           if (status === 200) stats.accepted++;
           else if (status === 401 && d.signature === "invalid") stats.rejected++;
           else if (typeof status === "string" || status >= 500) {
-            if (attempt < 6) {
-              await new Promise((r) => setTimeout(r, 100 * attempt));
+            // Providers retry for hours; 10 attempts with doubling waits (0.1 s … 5 s, ~25 s in all) outlast a
+            // web app being killed and restarted behind a balancer (6 attempts in 1.5 s once got 4 503s there).
+            if (attempt < 10) {
+              await new Promise((r) => setTimeout(r, Math.min(5000, 100 * 2 ** (attempt - 1))));
               continue;
             }
             stats.unexpected[String(status)] = (stats.unexpected[String(status)] ?? 0) + 1;
