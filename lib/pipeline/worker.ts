@@ -4,7 +4,7 @@
 import pg from "pg";
 import { pickUpReceived, takeReleasedClaims, type OwnedClaim } from "@/lib/pipeline/claim";
 import { releaseClaim, retryDelayMs } from "@/lib/pipeline/claim-state";
-import { commitClaim } from "@/lib/pipeline/commit";
+import { type BatchOutcome, commitBatch } from "@/lib/pipeline/commit";
 import { config } from "@/lib/platform/config";
 import { pauseIfFaultAt } from "@/lib/pipeline/fault";
 import { databaseUrl, isDatabaseUnavailable } from "@/lib/platform/db";
@@ -88,10 +88,11 @@ class Wakeups {
   }
 }
 
-async function commitWithCare(claim: OwnedClaim, log: Log): Promise<void> {
+/** Counts and logs a batch's outcomes; a member that failed is given back with a back-off. */
+async function recordOutcomes(claims: OwnedClaim[], outcomes: BatchOutcome[], log: Log): Promise<void> {
   const m = workerMetrics();
-  try {
-    const outcome = await commitClaim(claim);
+  for (const [i, outcome] of outcomes.entries()) {
+    const claim = claims[i]!;
     if (outcome.kind === "posted") {
       m.processed.inc({ provider: claim.provider });
       if (claim.receivedAt) m.endToEnd.observe((Date.now() - claim.receivedAt.getTime()) / 1000);
@@ -100,7 +101,7 @@ async function commitWithCare(claim: OwnedClaim, log: Log): Promise<void> {
       log("commit.fenced", { claim: claim.claimId, version: claim.version, reference: claim.reference });
     } else if (outcome.kind === "held") {
       log("claim.held", { claim: claim.claimId, reference: claim.reference, reason: outcome.reason });
-    } else {
+    } else if (outcome.kind === "deferred") {
       m.deferred.inc();
       if (outcome.failed) m.failures.inc({ stage: "commit" });
       log(outcome.failed ? "claim.failed" : "claim.deferred", {
@@ -108,31 +109,26 @@ async function commitWithCare(claim: OwnedClaim, log: Log): Promise<void> {
         reference: claim.reference,
         reason: outcome.reason,
       });
+    } else {
+      // A bug or a refused write: give the claim back with a back-off instead of
+      // holding it until the sweep; past the attempt limit it becomes FAILED.
+      const { error } = outcome;
+      log("commit.error", { claim: claim.claimId, reference: claim.reference, error: String(error) });
+      const released = await releaseClaim(
+        claim,
+        `commit failed: ${error instanceof Error ? error.message : String(error)}`,
+        retryDelayMs(5),
+      );
+      if (released?.failed) m.failures.inc({ stage: "commit" });
     }
-  } catch (error) {
-    if (isDatabaseUnavailable(error)) throw error;
-    // A bug or a refused write: give the claim back with a back-off instead of
-    // holding it until the sweep; past the attempt limit it becomes FAILED.
-    log("commit.error", { claim: claim.claimId, reference: claim.reference, error: String(error) });
-    const released = await releaseClaim(
-      claim,
-      `commit failed: ${error instanceof Error ? error.message : String(error)}`,
-      retryDelayMs(5),
-    );
-    if (released?.failed) m.failures.inc({ stage: "commit" });
   }
 }
 
-// Claims of a batch are independent (distinct keys), so they commit side by side:
-// most of a commit's time is waiting for the database (its WAL flush), not computing.
-
-async function inParallel<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) await fn(items[next++]!);
-    }),
-  );
+/** A pick-up's claims committed together (one transaction, see commitBatch). */
+async function commitAll(claims: OwnedClaim[], log: Log): Promise<void> {
+  if (claims.length === 0) return;
+  const outcomes = await commitBatch(claims, config().TALLY_WORKER_COMMIT_CONCURRENCY);
+  await recordOutcomes(claims, outcomes, log);
 }
 
 /** One pass: released claims first (they are older), then newly received events. Returns how much it did. */
@@ -141,7 +137,7 @@ export async function processOnce(log: Log = jsonLog): Promise<number> {
   let work = 0;
   const released = await takeReleasedClaims();
   work += released.length;
-  await inParallel(released, config().TALLY_WORKER_COMMIT_CONCURRENCY, (claim) => commitWithCare(claim, log));
+  await commitAll(released, log);
   const picked = await pickUpReceived();
   work += picked.picked;
   if (picked.claims.length > 0) await pauseIfFaultAt("after-claim");
@@ -149,7 +145,7 @@ export async function processOnce(log: Log = jsonLog): Promise<number> {
   if (picked.conflicts) log("pickup.conflicts", { conflicts: picked.conflicts });
   if (picked.ignored) m.ignored.inc(picked.ignored);
   if (picked.failed) m.failures.inc({ stage: "parse" }, picked.failed);
-  await inParallel(picked.claims, config().TALLY_WORKER_COMMIT_CONCURRENCY, (claim) => commitWithCare(claim, log));
+  await commitAll(picked.claims, log);
   return work;
 }
 

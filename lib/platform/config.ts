@@ -87,7 +87,7 @@ const schema = z
     /// Worker.
     TALLY_WORKER_POLL_MS: int(1000),
     TALLY_WORKER_BATCH: int(25),
-    /// Claims of a batch committed side by side (each its own transaction).
+    /// Claims of a batch prepared side by side (parsed again, confirmed with the provider) before their one transaction.
     TALLY_WORKER_COMMIT_CONCURRENCY: int(4),
     TALLY_SWEEP_INTERVAL_MS: int(120_000),
     TALLY_STALE_CLAIM_MS: int(300_000),
