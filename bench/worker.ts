@@ -79,7 +79,7 @@ async function baseline(url: string, tenantId: string, n: number): Promise<numbe
       [customer, -1250],
     ]) {
       await c.query(
-        `INSERT INTO balances (account_id, currency, amount) VALUES ($1, 'USD', $2) ON CONFLICT (account_id, currency) DO UPDATE SET amount = balances.amount + EXCLUDED.amount`,
+        `INSERT INTO balances (account_id, currency, amount) VALUES ($1, 'USD', $2) ON CONFLICT (account_id, currency, slot) DO UPDATE SET amount = balances.amount + EXCLUDED.amount`,
         [account, amount],
       );
     }

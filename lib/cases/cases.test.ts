@@ -11,6 +11,7 @@ import { aStripePayment, aTenant, stripeRequest, unique, type TestTenant } from 
 import { drain } from "@/dev/testing/drain";
 import { deliver } from "@/dev/testing/route";
 import { reconcileStripeFile } from "@/dev/testing/recon-file";
+import { balanceOf as ledgerBalance } from "@/lib/ledger/accounts";
 
 const HOUR = 3_600_000;
 const THRESHOLD = 100_000n;
@@ -59,8 +60,7 @@ async function aCase(o: { amount: bigint; theirs?: SettledLine["amount"] }) {
 }
 
 async function customerBalance(tenant: TestTenant, code: string): Promise<bigint> {
-  const b = await prisma.balance.findFirst({ where: { account: { tenantId: tenant.id, code }, currency: "USD" } });
-  return b?.amount ?? 0n;
+  return ledgerBalance(tenant.id, code, "USD");
 }
 
 async function ledgerSnapshot(tenant: TestTenant) {

@@ -34,9 +34,10 @@ export async function exportLedger(tenantId: string, slug: string): Promise<Ledg
       FROM postings p LEFT JOIN postings r ON r.id = p.reverses_posting_id
       WHERE p.tenant_id = ${tenantId}::uuid) x
     ORDER BY provider NULLS FIRST, reference NULLS FIRST, kind, occurred_at, legs::text`);
+  // A balance is the sum of its slots (see BALANCE_SLOTS).
   const balances = await prisma.$queryRaw<{ account: string; currency: string; amount: string }[]>(Prisma.sql`
-    SELECT a.code AS account, b.currency, b.amount::text AS amount FROM balances b JOIN accounts a ON a.id = b.account_id
-    WHERE a.tenant_id = ${tenantId}::uuid AND b.amount <> 0 ORDER BY a.code, b.currency`);
+    SELECT a.code AS account, b.currency, sum(b.amount)::text AS amount FROM balances b JOIN accounts a ON a.id = b.account_id
+    WHERE a.tenant_id = ${tenantId}::uuid GROUP BY a.code, b.currency HAVING sum(b.amount) <> 0 ORDER BY a.code, b.currency`);
   return {
     tenant: slug,
     postings: rows.map((r) => ({

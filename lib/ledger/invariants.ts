@@ -23,10 +23,12 @@ export async function ledgerViolations(tenantId?: string): Promise<Violation[]> 
   const balances = await prisma.$queryRaw<
     { account_id: bigint; currency: string; balance: bigint; entries: bigint }[]
   >(Prisma.sql`
-    WITH sums AS (SELECT e.account_id, e.currency, sum(e.amount)::bigint AS total FROM ledger_entries e GROUP BY 1, 2)
+    WITH sums AS (SELECT e.account_id, e.currency, sum(e.amount)::bigint AS total FROM ledger_entries e GROUP BY 1, 2),
+    -- A balance is the sum of its slots (see BALANCE_SLOTS).
+    b AS (SELECT account_id, currency, sum(amount)::bigint AS amount FROM balances GROUP BY 1, 2)
     SELECT coalesce(b.account_id, s.account_id) AS account_id, coalesce(b.currency, s.currency) AS currency,
            coalesce(b.amount, 0)::bigint AS balance, coalesce(s.total, 0)::bigint AS entries
-    FROM balances b FULL JOIN sums s ON s.account_id = b.account_id AND s.currency = b.currency
+    FROM b FULL JOIN sums s ON s.account_id = b.account_id AND s.currency = b.currency
     JOIN accounts a ON a.id = coalesce(b.account_id, s.account_id)
     WHERE coalesce(b.amount, 0) <> coalesce(s.total, 0) ${tenantId ? Prisma.sql`AND a.tenant_id = ${tenantId}::uuid` : Prisma.empty}`);
   for (const r of balances)

@@ -12,6 +12,7 @@ import { aStripePayment, aStripeRefund, stripeRequest } from "@/dev/testing/buil
 import { fileTenant } from "@/dev/testing/file-tenant";
 import { drain, drainAll } from "@/dev/testing/drain";
 import { deliver } from "@/dev/testing/route";
+import { balanceOf as ledgerBalance } from "@/lib/ledger/accounts";
 
 const tenant = fileTenant();
 afterEach(async () => {
@@ -26,12 +27,7 @@ const rawsOf = (reference: string) =>
     where: { tenantId: tenant.id, movementReferences: { has: reference } },
     orderBy: { id: "asc" },
   });
-const balanceOf = async (account: string, currency = "USD") =>
-  (
-    await prisma.balance.findFirst({
-      where: { account: { tenantId: tenant.id, code: `customer:${account}` }, currency },
-    })
-  )?.amount ?? 0n;
+const balanceOf = (account: string, currency = "USD") => ledgerBalance(tenant.id, `customer:${account}`, currency);
 
 describe("a retry whose money differs", () => {
   it("is a CONFLICT holding both values, never posted, a case with both raw bodies; a reformatted equal retry stays a DUPLICATE", async () => {

@@ -9,6 +9,7 @@
 import { config } from "@/lib/platform/config";
 import { Prisma, prisma, type Tx } from "@/lib/platform/db";
 import type { Provider } from "@/lib/generated/prisma/enums";
+import { claimHolder, orphanedHoldersSql } from "@/lib/pipeline/holder";
 import { adapterFor } from "@/lib/providers";
 import type { Movement, ParseResult } from "@/lib/providers/types";
 
@@ -261,8 +262,8 @@ async function claimKeys(tx: Tx, wanted: Wanted[]): Promise<Map<string, { claimI
   const rows = await tx.$queryRaw<
     { id: bigint; idempotency_key: string; raw_event_id: bigint; claim_version: number }[]
   >(Prisma.sql`
-    INSERT INTO processed_events (idempotency_key, tenant_id, provider, provider_reference, raw_event_id, movement_kind, account, amount, currency, payment_reference)
-    SELECT * FROM unnest(
+    INSERT INTO processed_events (idempotency_key, tenant_id, provider, provider_reference, raw_event_id, movement_kind, account, amount, currency, payment_reference, claimed_by)
+    SELECT *, ${claimHolder()}::int FROM unnest(
       ${sorted.map((w) => w.key)}::text[],
       ${sorted.map((w) => w.raw.tenant_id)}::uuid[],
       ${sorted.map((w) => w.raw.provider)}::"Provider"[],
@@ -389,10 +390,14 @@ async function recordConflicts(
 
 /**
  * Takes claims that were released (by the sweep, an operator, or a deferral
- * whose back-off has passed). Taking bumps the fencing token, so whoever held
- * the claim before can no longer commit.
+ * whose back-off has passed), and claims whose holder is gone (its worker was
+ * killed: see holder.ts). Taking bumps the fencing token, so whoever held the
+ * claim before can no longer commit.
  */
-export async function takeReleasedClaims(batchSize = config().TALLY_WORKER_BATCH): Promise<OwnedClaim[]> {
+export async function takeReleasedClaims(
+  batchSize = config().TALLY_WORKER_BATCH,
+): Promise<(OwnedClaim & { takenOver: boolean })[]> {
+  const holder = claimHolder();
   const rows = await prisma.$queryRaw<
     {
       id: bigint;
@@ -401,15 +406,20 @@ export async function takeReleasedClaims(batchSize = config().TALLY_WORKER_BATCH
       provider: Provider;
       provider_reference: string;
       raw_event_id: bigint;
+      taken_over: boolean;
     }[]
   >(Prisma.sql`
-    UPDATE processed_events SET claimed_at = now(), claim_version = claim_version + 1, attempts = attempts + 1
-    WHERE id IN (
-      SELECT id FROM processed_events
-      WHERE status = 'CLAIMED' AND claimed_at IS NULL AND (retry_at IS NULL OR retry_at <= now())
+    WITH orphaned AS (${orphanedHoldersSql}),
+    taken AS (
+      SELECT id, claimed_at IS NOT NULL AS taken_over FROM processed_events
+      WHERE status = 'CLAIMED'
+        AND ((claimed_at IS NULL AND (retry_at IS NULL OR retry_at <= now()))
+          OR (claimed_at IS NOT NULL AND claimed_by IN (SELECT claimed_by FROM orphaned)))
       ORDER BY id LIMIT ${batchSize}
       FOR UPDATE SKIP LOCKED)
-    RETURNING id, claim_version, tenant_id, provider, provider_reference, raw_event_id`);
+    UPDATE processed_events p SET claimed_at = now(), claimed_by = ${holder}::int, claim_version = p.claim_version + 1, attempts = p.attempts + 1
+    FROM taken WHERE p.id = taken.id
+    RETURNING p.id, p.claim_version, p.tenant_id, p.provider, p.provider_reference, p.raw_event_id, taken.taken_over`);
   return rows.map((r) => ({
     claimId: r.id,
     version: r.claim_version,
@@ -417,5 +427,6 @@ export async function takeReleasedClaims(batchSize = config().TALLY_WORKER_BATCH
     provider: r.provider,
     reference: r.provider_reference,
     rawEventId: r.raw_event_id,
+    takenOver: r.taken_over,
   }));
 }

@@ -15,6 +15,7 @@ import { fileTenant } from "@/dev/testing/file-tenant";
 import { drain } from "@/dev/testing/drain";
 import { aFlutterwaveCharge, anEndpoint } from "@/dev/testing/provider-builders";
 import { deliver } from "@/dev/testing/route";
+import { balanceOf as ledgerBalance } from "@/lib/ledger/accounts";
 
 const tenant = fileTenant();
 afterEach(async () => {
@@ -22,12 +23,7 @@ afterEach(async () => {
 });
 
 const send = async (event: object) => expect((await deliver(stripeRequest(tenant, event))).status).toBe(200);
-const balanceOf = async (account: string, currency = "JPY") =>
-  (
-    await prisma.balance.findFirst({
-      where: { account: { tenantId: tenant.id, code: `customer:${account}` }, currency },
-    })
-  )?.amount ?? 0n;
+const balanceOf = (account: string, currency = "JPY") => ledgerBalance(tenant.id, `customer:${account}`, currency);
 
 describe("refunds larger than their payment", () => {
   it("the refund that would pass the payment's amount is held, with the payment and all its refunds in its case", async () => {

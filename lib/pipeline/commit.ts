@@ -22,6 +22,7 @@ import { pauseIfFaultAt } from "@/lib/pipeline/fault";
 import { isDatabaseUnavailable, Prisma, prisma, type Tx } from "@/lib/platform/db";
 import {
   assertBalanced,
+  BALANCE_SLOTS,
   type Leg,
   clearingAccountCode,
   customerAccountCode,
@@ -346,9 +347,11 @@ async function writeBatch(members: Member[]): Promise<Decided[]> {
         if (customer)
           needed.set(`${claim.tenantId}|${customer}`, { tenantId: claim.tenantId, code: customer, kind: "CUSTOMER" });
       }
+      const hot = new Set<bigint>();
       for (const key of [...needed.keys()].sort()) {
         const a = needed.get(key)!;
-        await ensureAccount(tx, a.tenantId, a.code, a.kind);
+        const id = await ensureAccount(tx, a.tenantId, a.code, a.kind);
+        if (a.kind === "PROVIDER_CLEARING") hot.add(id);
       }
 
       const net: Net = new Map();
@@ -379,7 +382,7 @@ async function writeBatch(members: Member[]): Promise<Decided[]> {
       }
 
       await pauseIfFaultAt("after-ledger-write");
-      await applyBalances(tx, net);
+      await applyBalances(tx, net, hot);
       return decided;
     },
     { maxWait: 10_000, timeout: 60_000 },
@@ -389,9 +392,11 @@ async function writeBatch(members: Member[]): Promise<Decided[]> {
 /**
  * The batch's balance changes, one row per account and currency, sorted, in one
  * statement: the last write before COMMIT, so its row locks are held only for the
- * commit itself.
+ * commit itself. A hot account's change goes to the slot of this connection's
+ * backend (BALANCE_SLOTS of them): two replicas, or two connections of one, update
+ * different rows of the clearing balance and do not wait for each other's commit.
  */
-async function applyBalances(tx: Tx, net: Net): Promise<void> {
+async function applyBalances(tx: Tx, net: Net, hot: Set<bigint>): Promise<void> {
   const rows = [...net.values()]
     .filter((r) => r.amount !== 0n)
     .sort((a, b) =>
@@ -399,10 +404,11 @@ async function applyBalances(tx: Tx, net: Net): Promise<void> {
     );
   if (rows.length === 0) return;
   await tx.$executeRaw(Prisma.sql`
-    INSERT INTO balances (account_id, currency, amount, updated_at)
-    SELECT a, c, m, now() FROM unnest(${rows.map((r) => r.accountId.toString())}::bigint[], ${rows.map((r) => r.currency)}::text[], ${rows.map((r) => r.amount.toString())}::bigint[]) WITH ORDINALITY AS v(a, c, m, n)
+    INSERT INTO balances (account_id, currency, slot, amount, updated_at)
+    SELECT a, c, CASE WHEN h THEN pg_backend_pid() % ${BALANCE_SLOTS} ELSE 0 END, m, now()
+    FROM unnest(${rows.map((r) => r.accountId.toString())}::bigint[], ${rows.map((r) => r.currency)}::text[], ${rows.map((r) => r.amount.toString())}::bigint[], ${rows.map((r) => hot.has(r.accountId))}::boolean[]) WITH ORDINALITY AS v(a, c, m, h, n)
     ORDER BY n
-    ON CONFLICT (account_id, currency) DO UPDATE SET amount = balances.amount + EXCLUDED.amount, updated_at = now()`);
+    ON CONFLICT (account_id, currency, slot) DO UPDATE SET amount = balances.amount + EXCLUDED.amount, updated_at = now()`);
 }
 
 /**

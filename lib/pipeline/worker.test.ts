@@ -22,6 +22,7 @@ import { processOnce } from "@/lib/pipeline/worker";
 import { reprocessEvent } from "@/lib/pipeline/reprocess";
 import { SYSTEM_ACTOR } from "@/lib/admin/audit";
 import { deliver } from "@/dev/testing/route";
+import { balanceOf as ledgerBalance } from "@/lib/ledger/accounts";
 
 const tenant = fileTenant();
 /** Raw events whose place in the queue disagrees with their status: queued but not RECEIVED, or RECEIVED but not queued. */
@@ -42,10 +43,7 @@ const postingsFor = (t: TestTenant, reference: string) =>
     include: { entries: true, outbox: true },
   });
 const balanceOf = async (t: TestTenant, account: string, currency = "USD") => {
-  const b = await prisma.balance.findFirst({
-    where: { account: { tenantId: t.id, code: `customer:${account}` }, currency },
-  });
-  return b?.amount ?? 0n;
+  return ledgerBalance(t.id, `customer:${account}`, currency);
 };
 async function send(t: TestTenant, event: object | string): Promise<void> {
   const res = await deliver(stripeRequest(t, event));

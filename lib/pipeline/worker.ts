@@ -12,6 +12,7 @@ import { dispatchOutbox } from "@/lib/pipeline/outbox";
 import { configuredTransport, type ReceiptTransport } from "@/lib/pipeline/receipt-transport";
 import { runDueGapChecks } from "@/lib/recon/gap-check";
 import { runDueReconciliations } from "@/lib/recon/schedule";
+import { holdClaims } from "@/lib/pipeline/holder";
 import { sweepStaleClaims } from "@/lib/pipeline/sweep";
 import { CLAIMS_CHANNEL, OUTBOX_CHANNEL, RAW_EVENTS_CHANNEL } from "@/lib/pipeline/wake";
 import { workerMetrics } from "@/lib/pipeline/worker-metrics";
@@ -137,6 +138,11 @@ export async function processOnce(log: Log = jsonLog): Promise<number> {
   let work = 0;
   const released = await takeReleasedClaims();
   work += released.length;
+  const takenOver = released.filter((c) => c.takenOver);
+  if (takenOver.length > 0) {
+    m.reclaimed.inc(takenOver.length);
+    log("claims.taken_over", { claims: takenOver.map((c) => c.claimId), reason: "holder gone" });
+  }
   await commitAll(released, log);
   const picked = await pickUpReceived();
   work += picked.picked;
@@ -210,6 +216,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
   const { signal } = options;
   const wakeups = new Wakeups([RAW_EVENTS_CHANNEL, CLAIMS_CHANNEL, OUTBOX_CHANNEL], log);
   await wakeups.connect();
+  const holder = await holdClaims(log);
   const transport = options.transport ?? (await configuredTransport());
   const m = workerMetrics();
   log("worker.start", {
@@ -323,6 +330,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
     );
   }
   await Promise.all(loops);
+  await holder.close();
   await wakeups.close();
   log("worker.stop");
 }

@@ -12,6 +12,7 @@ import { aStripePayment, aTenant, stripeRequest, type TestTenant } from "@/dev/t
 import { drainAll as drain } from "@/dev/testing/drain";
 import { deliver } from "@/dev/testing/route";
 import { startRouteServer } from "@/dev/testing/route-server";
+import { balancesByCode } from "@/lib/ledger/accounts";
 
 const HOUR = 3600_000;
 let tenant: TestTenant;
@@ -48,11 +49,8 @@ async function ledger() {
     },
     orderBy: { providerReference: "asc" },
   });
-  const balances = await prisma.balance.findMany({
-    where: { account: { tenantId: tenant.id } },
-    select: { amount: true, currency: true, account: { select: { code: true } } },
-  });
-  return { postings, balances: balances.map((b) => `${b.account.code}|${b.currency}|${b.amount}`).sort() };
+  const balances = await balancesByCode(tenant.id);
+  return { postings, balances: balances.map((b) => `${b.code}|${b.currency}|${b.amount}`).sort() };
 }
 
 beforeAll(async () => {

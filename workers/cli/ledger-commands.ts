@@ -1,9 +1,10 @@
-// ledger export and day generate: the replay's inputs and its evidence.
+// ledger export, ledger verify and day generate: the replay's inputs and its evidence.
 import path from "node:path";
 import { exportLedger, ledgerCsv, ledgerJson } from "@/lib/ledger/export";
 import { DEFAULT_PROVIDER_WEIGHTS, generateDay, providersFromText } from "@/dev/simulator/day";
 import { writeDayFile } from "@/dev/simulator/day-file";
-import { flags, UsageError, type Command } from "@/workers/cli/framework";
+import { CommandFailed, flags, UsageError, type Command } from "@/workers/cli/framework";
+import { ledgerViolations } from "@/lib/ledger/invariants";
 import { requireTenant } from "@/workers/cli/setup-commands";
 
 const wholeNumber = (flag: string, v: unknown, min = 0) => {
@@ -26,6 +27,23 @@ export const ledgerCommands: Command[] = [
       const tenant = await requireTenant(a.tenant);
       const e = await exportLedger(tenant.id, tenant.slug);
       process.stdout.write(format === "csv" ? ledgerCsv(e) : ledgerJson(e));
+    },
+  },
+  {
+    name: "ledger verify",
+    summary:
+      "Check the ledger's invariants (each posting sums to zero per currency, each balance, slots summed, equals the sum of its entries, a claim is DONE exactly when posted, one receipt per posted movement); --tenant for one tenant, all by default; exits 1 naming each violation",
+    options: flags({ tenant: "string" }),
+    database: true,
+    async run(a) {
+      const tenant = a.tenant === undefined ? undefined : await requireTenant(a.tenant);
+      const violations = await ledgerViolations(tenant?.id);
+      const scope = tenant ? `tenant ${tenant.slug}` : "all tenants";
+      if (violations.length > 0) {
+        for (const v of violations) console.log(`${v.invariant}: ${v.detail}`);
+        throw new CommandFailed(`${violations.length} ledger invariant violation(s) in ${scope}`);
+      }
+      console.log(`ledger verified (${scope}): no violations`);
     },
   },
   {
