@@ -347,10 +347,15 @@ async function writeBatch(members: Member[]): Promise<Decided[]> {
         if (customer)
           needed.set(`${claim.tenantId}|${customer}`, { tenantId: claim.tenantId, code: customer, kind: "CUSTOMER" });
       }
+      // Ids of this transaction's accounts, reused by its members: ensuring one twice in a
+      // transaction would find the row created the first time and remember it process-wide,
+      // a row that is gone if the transaction rolls back.
+      const accounts = new Map<string, bigint>();
       const hot = new Set<bigint>();
       for (const key of [...needed.keys()].sort()) {
         const a = needed.get(key)!;
         const id = await ensureAccount(tx, a.tenantId, a.code, a.kind);
+        accounts.set(key, id);
         if (a.kind === "PROVIDER_CLEARING") hot.add(id);
       }
 
@@ -359,7 +364,7 @@ async function writeBatch(members: Member[]): Promise<Decided[]> {
       for (const member of members) {
         await tx.$executeRawUnsafe("SAVEPOINT member");
         try {
-          const written = await writeMember(tx, member);
+          const written = await writeMember(tx, member, accounts);
           await tx.$executeRawUnsafe("RELEASE SAVEPOINT member");
           for (const l of written.legs) {
             const k = `${l.accountId}|${l.currency}`;
@@ -418,6 +423,7 @@ async function applyBalances(tx: Tx, net: Net, hot: Set<bigint>): Promise<void> 
 async function writeMember(
   tx: Tx,
   { claim, movement }: Member,
+  accounts: Map<string, bigint>,
 ): Promise<{ postingId: bigint; outboxId: bigint; woken: number; legs: Leg[] }> {
   let customer: string;
   if (movement.account) customer = customerAccountCode(movement.account);
@@ -436,8 +442,10 @@ async function writeMember(
   if (movement.kind === "PAYMENT") await lockPaymentReference(tx, claim.tenantId, claim.provider, movement.reference);
   // Refunds of one payment take the payment's lock, so two cannot both fit under its amount.
   else if (movement.paymentReference) await refuseOverRefund(tx, claim, movement, movement.paymentReference);
-  const customerId = await ensureAccount(tx, claim.tenantId, customer, "CUSTOMER");
-  const clearingId = await ensureAccount(tx, claim.tenantId, clearingAccountCode(claim.provider), "PROVIDER_CLEARING");
+  // A refund's account found through its payment exists already (the payment's entries name it).
+  const customerId =
+    accounts.get(`${claim.tenantId}|${customer}`) ?? (await ensureAccount(tx, claim.tenantId, customer, "CUSTOMER"));
+  const clearingId = accounts.get(`${claim.tenantId}|${clearingAccountCode(claim.provider)}`)!;
   // A payment: the provider owes us (debit clearing), we owe the customer (credit customer). A refund reverses it.
   const sign = movement.kind === "PAYMENT" ? 1n : -1n;
   const legs = [

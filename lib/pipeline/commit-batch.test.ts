@@ -1,0 +1,172 @@
+// A pick-up's claims commit in one transaction: members that cannot commit (fenced,
+// deferred, held, failing) are rolled back alone and the others commit; a batch
+// that fails as a whole is retried member by member.
+import { afterEach, describe, expect, it } from "vitest";
+import { pickUpReceived, takeReleasedClaims } from "@/lib/pipeline/claim";
+import { releaseClaim } from "@/lib/pipeline/claim-state";
+import { commitBatch } from "@/lib/pipeline/commit";
+import { processOnce } from "@/lib/pipeline/worker";
+import { Prisma, prisma } from "@/lib/platform/db";
+import { balanceOf } from "@/lib/ledger/accounts";
+import { ledgerViolations } from "@/lib/ledger/invariants";
+import { aStripePayment, aStripeRefund, stripeRequest } from "@/dev/testing/builders";
+import { fileTenant } from "@/dev/testing/file-tenant";
+import { drain, drainAll, silent } from "@/dev/testing/drain";
+import { deliver } from "@/dev/testing/route";
+
+const tenant = fileTenant();
+afterEach(async () => {
+  expect(await ledgerViolations()).toEqual([]);
+});
+
+const send = async (event: object) => expect((await deliver(stripeRequest(tenant, event))).status).toBe(200);
+const customer = (account: string) => balanceOf(tenant.id, `customer:${account}`, "USD");
+const postingsOf = (reference: string) =>
+  prisma.posting.count({ where: { tenantId: tenant.id, providerReference: reference } });
+const claimOf = (reference: string) =>
+  prisma.processedEvent.findFirstOrThrow({ where: { tenantId: tenant.id, providerReference: reference } });
+const payments = (n: number, tag: string) =>
+  Array.from({ length: n }, (_, i) =>
+    aStripePayment({
+      amount: 100n + BigInt(i),
+      account: `acct_${tag}_${i}`,
+      reference: `pi_${tag}_${Date.now()}_${i}`,
+    }),
+  );
+const ref = (p: ReturnType<typeof aStripePayment>) => p.data.object.id;
+
+describe("a batch commit", () => {
+  it("writes every member in one transaction and moves the clearing balance once", async () => {
+    const batch = payments(5, "one");
+    for (const p of batch) await send(p);
+    const { claims } = await pickUpReceived(50);
+    expect(claims).toHaveLength(5);
+    const outcomes = await commitBatch(claims);
+    expect(outcomes.map((o) => o.kind)).toEqual(Array(5).fill("posted"));
+    // One transaction: now() is its start, so every posting, and the one clearing
+    // balance row they moved (once, not five times: no dead versions), carry the same time.
+    const started = await prisma.$queryRaw<{ at: Date }[]>(Prisma.sql`
+      SELECT DISTINCT created_at AS at FROM postings WHERE provider_reference = ANY(${batch.map(ref)}::text[])`);
+    expect(started).toHaveLength(1);
+    const clearing = await prisma.$queryRaw<{ at: Date; amount: bigint }[]>(Prisma.sql`
+      SELECT b.updated_at AS at, b.amount FROM balances b JOIN accounts a ON a.id = b.account_id
+      WHERE a.tenant_id = ${tenant.id}::uuid AND a.code = 'clearing:stripe'`);
+    expect(clearing).toEqual([{ at: started[0]!.at, amount: 510n }]);
+    for (const [i, p] of batch.entries()) expect(await customer(`acct_one_${i}`)).toBe(-(100n + BigInt(i)));
+  });
+
+  it("a fenced member is left to its new owner; the others commit", async () => {
+    const batch = payments(3, "fenced");
+    for (const p of batch) await send(p);
+    const { claims } = await pickUpReceived(50);
+    // Another worker takes the middle claim over (released, then taken: a new fencing token).
+    expect(await releaseClaim(claims[1]!, "test: taken over", 0)).not.toBeNull();
+    const taken = await takeReleasedClaims();
+    expect(taken.map((c) => c.claimId)).toEqual([claims[1]!.claimId]);
+    const outcomes = await commitBatch(claims);
+    expect(outcomes.map((o) => o.kind)).toEqual(["posted", "fenced", "posted"]);
+    expect(await postingsOf(ref(batch[1]!))).toBe(0);
+    expect((await commitBatch(taken)).map((o) => o.kind)).toEqual(["posted"]);
+    for (const p of batch) expect(await postingsOf(ref(p))).toBe(1);
+    expect(await customer("acct_fenced_1")).toBe(-101n);
+  });
+
+  it("a refund whose payment is not posted waits; a refund of a payment in the same batch posts after it", async () => {
+    const [paid, later, other] = payments(3, "defer");
+    await send(paid!);
+    // Naming no account: its account is its payment's, unknown until that is posted.
+    const early = aStripeRefund({ payment: ref(later!), amount: 50 });
+    await send(early);
+    await send(other!);
+    const sameBatch = aStripeRefund({ payment: ref(paid!), amount: 30 });
+    await send(sameBatch);
+    const { claims } = await pickUpReceived(50);
+    const outcomes = await commitBatch(claims);
+    expect(outcomes.map((o) => o.kind)).toEqual(["posted", "deferred", "posted", "posted"]);
+    expect(outcomes[1]).toMatchObject({ failed: false });
+    expect(await claimOf(early.data.object.id)).toMatchObject({
+      status: "CLAIMED",
+      claimedAt: null,
+      waitingFor: ref(later!),
+    });
+    expect(await customer("acct_defer_0")).toBe(-100n + 30n);
+    await send(later!);
+    await drainAll();
+    expect(await postingsOf(early.data.object.id)).toBe(1);
+    expect(await customer("acct_defer_1")).toBe(-101n + 50n);
+  });
+
+  it("an over-refund in a batch is held; the refund that fits posts", async () => {
+    const payment = aStripePayment({ amount: 1000n, account: "acct_held" });
+    await send(payment);
+    await drain();
+    const refunds = [600, 600].map((amount) => aStripeRefund({ payment: ref(payment), amount }));
+    for (const r of refunds) await send(r);
+    const { claims } = await pickUpReceived(50);
+    expect((await commitBatch(claims)).map((o) => o.kind)).toEqual(["posted", "held"]);
+    expect((await claimOf(refunds[1]!.data.object.id)).status).toBe("HELD");
+    expect(await customer("acct_held")).toBe(-400n);
+  });
+
+  it("a member whose write fails is given back with a back-off; the others commit", async () => {
+    const batch = payments(3, "poison");
+    const poison = ref(batch[1]!);
+    await prisma.$executeRawUnsafe(`
+      CREATE OR REPLACE FUNCTION test_poison() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.provider_reference = '${poison}' THEN RAISE EXCEPTION 'poisoned posting %', NEW.provider_reference; END IF;
+        RETURN NEW;
+      END $$`);
+    await prisma.$executeRawUnsafe(
+      "CREATE TRIGGER test_poison BEFORE INSERT ON postings FOR EACH ROW EXECUTE FUNCTION test_poison()",
+    );
+    try {
+      for (const p of batch) await send(p);
+      await processOnce(silent);
+      expect(await postingsOf(ref(batch[0]!))).toBe(1);
+      expect(await postingsOf(ref(batch[2]!))).toBe(1);
+      const failed = await claimOf(poison);
+      expect(failed).toMatchObject({ status: "CLAIMED", claimedAt: null });
+      expect(failed.lastError).toMatch(/^commit failed: .*poisoned posting/s);
+      expect(failed.retryAt!.getTime()).toBeGreaterThan(Date.now());
+    } finally {
+      await prisma.$executeRawUnsafe("DROP TRIGGER test_poison ON postings");
+    }
+    await drainAll();
+    expect(await postingsOf(poison)).toBe(1);
+    expect(await customer("acct_poison_1")).toBe(-101n);
+  });
+
+  it("a batch that fails as a whole, at COMMIT, is retried member by member", async () => {
+    const batch = payments(3, "atcommit");
+    const poison = ref(batch[1]!);
+    // A deferred check: it fires only at COMMIT, after every savepoint was released.
+    await prisma.$executeRawUnsafe(`
+      CREATE OR REPLACE FUNCTION test_at_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.provider_reference = '${poison}' THEN RAISE EXCEPTION 'refused at commit %', NEW.provider_reference; END IF;
+        RETURN NEW;
+      END $$`);
+    await prisma.$executeRawUnsafe(
+      "CREATE CONSTRAINT TRIGGER test_at_commit AFTER INSERT ON postings DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION test_at_commit()",
+    );
+    try {
+      for (const p of batch) await send(p);
+      const { claims } = await pickUpReceived(50);
+      const outcomes = await commitBatch(claims);
+      expect(outcomes.map((o) => o.kind)).toEqual(["posted", "error", "posted"]);
+      expect(String((outcomes[1] as { error: unknown }).error)).toContain("refused at commit");
+      expect(await postingsOf(poison)).toBe(0);
+      expect(await postingsOf(ref(batch[0]!))).toBe(1);
+      expect(await postingsOf(ref(batch[2]!))).toBe(1);
+    } finally {
+      await prisma.$executeRawUnsafe("DROP TRIGGER test_at_commit ON postings");
+    }
+    await prisma.processedEvent.updateMany({
+      where: { providerReference: poison },
+      data: { claimedAt: null, retryAt: new Date() },
+    });
+    await drain();
+    expect(await postingsOf(poison)).toBe(1);
+  });
+});
