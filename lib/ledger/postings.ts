@@ -58,6 +58,45 @@ export async function ensureAccount(tx: Tx, tenantId: string, code: string, kind
   return existing!.id;
 }
 
+/**
+ * Several accounts in one statement, created in code order (two transactions creating
+ * overlapping sets wait for each other instead of deadlocking). Keyed `tenant|code`.
+ * Rows created here are not remembered process-wide (the transaction may roll back);
+ * rows that existed before are.
+ */
+export async function ensureAccounts(
+  tx: Tx,
+  wanted: { tenantId: string; code: string; kind: AccountKind }[],
+): Promise<Map<string, bigint>> {
+  const out = new Map<string, bigint>();
+  const missing = wanted.filter((w) => {
+    const known = knownAccounts.get(`${w.tenantId}|${w.code}`);
+    if (known !== undefined) out.set(`${w.tenantId}|${w.code}`, known);
+    return known === undefined;
+  });
+  if (missing.length === 0) return out;
+  const sorted = [...missing].sort((a, b) => (`${a.tenantId}|${a.code}` < `${b.tenantId}|${b.code}` ? -1 : 1));
+  const args = Prisma.sql`unnest(${sorted.map((w) => w.tenantId)}::uuid[], ${sorted.map((w) => w.code)}::text[], ${sorted.map((w) => w.kind)}::"AccountKind"[]) WITH ORDINALITY AS w(tenant_id, code, kind, n)`;
+  // The inserted rows, and (same snapshot) the ones committed before this statement.
+  const rows = await tx.$queryRaw<{ tenant_id: string; code: string; id: bigint; created: boolean }[]>(Prisma.sql`
+    WITH ins AS (
+      INSERT INTO accounts (tenant_id, code, kind) SELECT tenant_id, code, kind FROM ${args} ORDER BY n
+      ON CONFLICT (tenant_id, code) DO NOTHING RETURNING tenant_id, code, id)
+    SELECT tenant_id::text, code, id, true AS created FROM ins
+    UNION ALL
+    SELECT a.tenant_id::text, a.code, a.id, false FROM accounts a JOIN ${args} ON a.tenant_id = w.tenant_id AND a.code = w.code`);
+  for (const r of rows) {
+    const key = `${r.tenant_id}|${r.code}`;
+    if (!r.created) knownAccounts.set(key, r.id);
+    out.set(key, r.id);
+  }
+  // Created by a transaction that committed while this statement waited on it: read it now.
+  for (const w of missing)
+    if (!out.has(`${w.tenantId}|${w.code}`))
+      out.set(`${w.tenantId}|${w.code}`, await ensureAccount(tx, w.tenantId, w.code, w.kind));
+  return out;
+}
+
 export function assertBalanced(legs: Leg[]): void {
   const sums = new Map<string, bigint>();
   for (const leg of legs) {

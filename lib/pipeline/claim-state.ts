@@ -62,9 +62,13 @@ export async function lockPaymentReference(
   paymentReference: string,
 ): Promise<void> {
   await tx.$executeRaw(
-    Prisma.sql`SELECT pg_advisory_xact_lock(hashtextextended(${`payment:${tenantId}:${provider}:${paymentReference}`}, 0))`,
+    Prisma.sql`SELECT pg_advisory_xact_lock(hashtextextended(${paymentLockKey(tenantId, provider, paymentReference)}, 0))`,
   );
 }
+
+/** The text a payment's advisory lock is keyed by (hashed): a batch takes several in one statement. */
+export const paymentLockKey = (tenantId: string, provider: Provider, paymentReference: string) =>
+  `payment:${tenantId}:${provider}:${paymentReference}`;
 
 /**
  * Releases a refund until its payment is posted. Waiting is not failing: the

@@ -12,7 +12,7 @@ import { canonical, parseRaw, type OwnedClaim } from "@/lib/pipeline/claim";
 import {
   failClaim,
   holdOverRefund,
-  lockPaymentReference,
+  paymentLockKey,
   releaseClaimToWait,
   releaseClaimToWaitForProvider,
   releaseWithBackoff,
@@ -26,7 +26,7 @@ import {
   type Leg,
   clearingAccountCode,
   customerAccountCode,
-  ensureAccount,
+  ensureAccounts,
   UNALLOCATED_ACCOUNT,
 } from "@/lib/ledger/postings";
 import { adapterFor } from "@/lib/providers";
@@ -128,7 +128,7 @@ async function refuseOverRefund(
   movement: Movement,
   paymentReference: string,
 ): Promise<void> {
-  await lockPaymentReference(tx, claim.tenantId, claim.provider, paymentReference);
+  // The payment's lock is held: the batch took it before its first member (writeBatch).
   const claims = await tx.$queryRaw<
     { raw_event_id: bigint; reference: string; kind: string; amount: bigint; currency: string; status: string }[]
   >(Prisma.sql`
@@ -313,24 +313,57 @@ const lockedPayment = (m: Member): string | undefined =>
   m.movement.kind === "PAYMENT" ? m.movement.reference : m.movement.paymentReference;
 
 /** The batch's transaction. Returns one decision per member, in the members' order. */
+/** A member's write failed and aborted the transaction: the batch is retried without it. */
+class MemberFailed extends Error {
+  constructor(
+    readonly index: number,
+    readonly error: unknown,
+  ) {
+    super(`batch member ${index} failed`);
+  }
+}
+
+/**
+ * The batch's transaction, retried without any member whose write fails (a refused
+ * write aborts the whole transaction; the members that cannot commit for known
+ * reasons, fenced, deferred or held, are found before they write anything, so they
+ * need no savepoint: a round trip per member saved, which is most of a batch's time).
+ * Returns one decision per member, in the members' order.
+ */
 async function writeBatch(members: Member[]): Promise<Decided[]> {
+  const failed = new Map<number, Decided>();
+  for (;;) {
+    const left = members.map((m, i) => ({ m, i })).filter(({ i }) => !failed.has(i));
+    if (left.length === 0) return members.map((_, i) => failed.get(i)!);
+    try {
+      const decided = await writeBatchOnce(left.map(({ m }) => m));
+      const byIndex = new Map(left.map(({ i }, n) => [i, decided[n]!]));
+      return members.map((_, i) => failed.get(i) ?? byIndex.get(i)!);
+    } catch (error) {
+      if (!(error instanceof MemberFailed)) throw error;
+      failed.set(left[error.index]!.i, { kind: "error", error: error.error });
+    }
+  }
+}
+
+async function writeBatchOnce(members: Member[]): Promise<Decided[]> {
   return prisma.$transaction(
     async (tx) => {
-      // Every payment lock the batch needs, up front and sorted: two batches needing
+      // Every payment lock the batch needs, in one statement, sorted: two batches needing
       // the same payments take them in the same order, so they wait rather than deadlock.
-      // (Advisory locks nest: the member's own lockPaymentReference below is free.)
       const locks = [
-        ...new Map(
+        ...new Set(
           members.flatMap((m) => {
             const ref = lockedPayment(m);
-            if (ref === undefined) return [];
-            const { tenantId, provider } = m.claim;
-            return [[`${tenantId}:${provider}:${ref}`, { tenantId, provider, ref }] as const];
+            return ref === undefined ? [] : [paymentLockKey(m.claim.tenantId, m.claim.provider, ref)];
           }),
         ),
-      ].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-      for (const [, l] of locks) await lockPaymentReference(tx, l.tenantId, l.provider, l.ref);
-      // Accounts the batch knows it needs, created in a fixed order for the same reason.
+      ].sort();
+      if (locks.length > 0)
+        await tx.$queryRaw(Prisma.sql`
+          SELECT count(pg_advisory_xact_lock(hashtextextended(k, 0)))::int AS n
+          FROM (SELECT k FROM unnest(${locks}::text[]) WITH ORDINALITY AS u(k, n) ORDER BY n) s`);
+      // Accounts the batch knows it needs, created in one statement in a fixed order for the same reason.
       const needed = new Map<string, { tenantId: string; code: string; kind: "CUSTOMER" | "PROVIDER_CLEARING" }>();
       for (const { claim, movement } of members) {
         const clearing = clearingAccountCode(claim.provider);
@@ -347,25 +380,17 @@ async function writeBatch(members: Member[]): Promise<Decided[]> {
         if (customer)
           needed.set(`${claim.tenantId}|${customer}`, { tenantId: claim.tenantId, code: customer, kind: "CUSTOMER" });
       }
-      // Ids of this transaction's accounts, reused by its members: ensuring one twice in a
-      // transaction would find the row created the first time and remember it process-wide,
-      // a row that is gone if the transaction rolls back.
-      const accounts = new Map<string, bigint>();
-      const hot = new Set<bigint>();
-      for (const key of [...needed.keys()].sort()) {
-        const a = needed.get(key)!;
-        const id = await ensureAccount(tx, a.tenantId, a.code, a.kind);
-        accounts.set(key, id);
-        if (a.kind === "PROVIDER_CLEARING") hot.add(id);
-      }
+      // Ids of this transaction's accounts, reused by its members.
+      const accounts = await ensureAccounts(tx, [...needed.values()]);
+      const hot = new Set<bigint>(
+        [...needed.entries()].filter(([, a]) => a.kind === "PROVIDER_CLEARING").map(([k]) => accounts.get(k)!),
+      );
 
       const net: Net = new Map();
       const decided: Decided[] = [];
-      for (const member of members) {
-        await tx.$executeRawUnsafe("SAVEPOINT member");
+      for (const [index, member] of members.entries()) {
         try {
           const written = await writeMember(tx, member, accounts);
-          await tx.$executeRawUnsafe("RELEASE SAVEPOINT member");
           for (const l of written.legs) {
             const k = `${l.accountId}|${l.currency}`;
             const cur = net.get(k);
@@ -379,10 +404,9 @@ async function writeBatch(members: Member[]): Promise<Decided[]> {
             woken: written.woken,
           });
         } catch (error) {
-          await tx.$executeRawUnsafe("ROLLBACK TO SAVEPOINT member");
           if (error instanceof Abort) decided.push({ kind: "abort", abort: error.outcome });
           else if (isDatabaseUnavailable(error)) throw error;
-          else decided.push({ kind: "error", error });
+          else throw new MemberFailed(index, error);
         }
       }
 
@@ -438,13 +462,16 @@ async function writeMember(
       });
     customer = found;
   }
-  // Refunds that arrived first wait for this payment: see lockPaymentReference.
-  if (movement.kind === "PAYMENT") await lockPaymentReference(tx, claim.tenantId, claim.provider, movement.reference);
-  // Refunds of one payment take the payment's lock, so two cannot both fit under its amount.
-  else if (movement.paymentReference) await refuseOverRefund(tx, claim, movement, movement.paymentReference);
+  // The batch holds the payment's lock (see lockPaymentReference): refunds that arrived
+  // first wait for this payment, and two refunds of one payment cannot both fit under its amount.
+  if (movement.kind === "REFUND" && movement.paymentReference)
+    await refuseOverRefund(tx, claim, movement, movement.paymentReference);
   // A refund's account found through its payment exists already (the payment's entries name it).
   const customerId =
-    accounts.get(`${claim.tenantId}|${customer}`) ?? (await ensureAccount(tx, claim.tenantId, customer, "CUSTOMER"));
+    accounts.get(`${claim.tenantId}|${customer}`) ??
+    (await ensureAccounts(tx, [{ tenantId: claim.tenantId, code: customer, kind: "CUSTOMER" }])).get(
+      `${claim.tenantId}|${customer}`,
+    )!;
   const clearingId = accounts.get(`${claim.tenantId}|${clearingAccountCode(claim.provider)}`)!;
   // A payment: the provider owes us (debit clearing), we owe the customer (credit customer). A refund reverses it.
   const sign = movement.kind === "PAYMENT" ? 1n : -1n;
