@@ -1,12 +1,14 @@
 // A pick-up's claims commit in one transaction: members that cannot commit (fenced,
 // deferred, held, failing) are rolled back alone and the others commit; a batch
 // that fails as a whole is retried member by member.
+import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { pickUpReceived, takeReleasedClaims } from "@/lib/pipeline/claim";
 import { releaseClaim } from "@/lib/pipeline/claim-state";
 import { commitBatch } from "@/lib/pipeline/commit";
 import { processOnce } from "@/lib/pipeline/worker";
-import { Prisma, prisma } from "@/lib/platform/db";
+import { databaseUrl, Prisma, prisma } from "@/lib/platform/db";
+import { HOLDER_LOCK_CLASS } from "@/lib/pipeline/holder";
 import { balanceOf } from "@/lib/ledger/accounts";
 import { ledgerViolations } from "@/lib/ledger/invariants";
 import { aStripePayment, aStripeRefund, stripeRequest } from "@/dev/testing/builders";
@@ -168,5 +170,32 @@ describe("a batch commit", () => {
     });
     await drain();
     expect(await postingsOf(poison)).toBe(1);
+  });
+});
+
+describe("claims of a holder that is gone", () => {
+  it("are taken over at once with a new token; a live holder's are left alone", async () => {
+    const [alive, dead] = payments(2, "holder");
+    await send(alive!);
+    await send(dead!);
+    const { claims } = await pickUpReceived(50);
+    expect(claims).toHaveLength(2);
+    // A live holder: a session that keeps its advisory lock. The other key's session is gone.
+    const holder = new pg.Client({ connectionString: databaseUrl() });
+    await holder.connect();
+    try {
+      await holder.query("SELECT pg_advisory_lock($1::int, $2::int)", [HOLDER_LOCK_CLASS, 4242]);
+      await prisma.processedEvent.update({ where: { id: claims[0]!.claimId }, data: { claimedBy: 4242 } });
+      await prisma.processedEvent.update({ where: { id: claims[1]!.claimId }, data: { claimedBy: 4343 } });
+      const taken = await takeReleasedClaims();
+      expect(taken.map((c) => [c.claimId, c.version, c.takenOver])).toEqual([
+        [claims[1]!.claimId, claims[1]!.version + 1, true],
+      ]);
+      // The dead holder's late commit is fenced; the new owner's posts.
+      expect((await commitBatch([claims[1]!])).map((o) => o.kind)).toEqual(["fenced"]);
+      expect((await commitBatch([...claims.slice(0, 1), ...taken])).map((o) => o.kind)).toEqual(["posted", "posted"]);
+    } finally {
+      await holder.end();
+    }
   });
 });

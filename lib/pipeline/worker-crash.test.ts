@@ -163,6 +163,7 @@ describe("a worker killed mid-flight", () => {
     await stuck.waitFor("fault.paused");
     const pausedAt = Date.now();
     const rescuer = worker(sweeping);
+    await rescuer.waitFor("worker.start", 60_000); // its start-up is not what is measured
     await until("the posting", async () => (await state(reference)).postings === 1, 20_000);
     // Not before the claim went stale: its holder was alive, so only the sweep could release it.
     expect(Date.now() - pausedAt).toBeGreaterThanOrEqual(STALE_MS);
