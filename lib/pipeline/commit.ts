@@ -2,10 +2,10 @@
 // transaction: the claim turns DONE (only while our fencing token is current),
 // the balanced posting and balance changes are written, the raw event is marked
 // done, and a receipt is queued in the outbox. No network call happens inside.
-// A pick-up's claims share that transaction (commitBatch), each in a savepoint:
-// per event, the hot clearing balance row was locked by every commit until its
-// WAL flush, so commits of one tenant and provider ran one at a time (pgbench
-// here, 16 clients: 410 tx/s with one shared row, 8,100 events/s at 25 a tx).
+// A pick-up's claims share that transaction (commitBatch): per event, the hot
+// clearing balance row was locked by every commit until its WAL flush, so commits
+// of one tenant and provider ran one at a time (pgbench here, 16 clients: 410 tx/s
+// with one shared row, 8,100 events/s at 25 a tx).
 import { openSettings } from "@/lib/platform/secrets-at-rest";
 import { setTimeout as sleep } from "node:timers/promises";
 import { canonical, parseRaw, type OwnedClaim } from "@/lib/pipeline/claim";
@@ -221,9 +221,9 @@ export async function commitClaim(claim: OwnedClaim): Promise<CommitOutcome> {
 
 /**
  * Step 4 for a whole pick-up: the claims' postings, entries, DONE marks, raw
- * events and receipts in ONE transaction, each member inside its own savepoint
- * so one that cannot commit (fenced, deferred, held, or a failing write) is rolled
- * back alone and the rest commit. The balance changes are summed over the batch
+ * events and receipts in ONE transaction. A member that cannot commit (fenced,
+ * deferred, held) is found before it writes anything; one whose write fails aborts
+ * the transaction, which is run again without it (writeBatch): the rest commit. The balance changes are summed over the batch
  * and applied once per account and currency, last, in a fixed order: two replicas
  * wait for each other at most once per batch (not once per event), for no more than
  * a commit, and never deadlock. Returns one outcome per claim, in the claims' order.
@@ -312,7 +312,6 @@ async function inParallel(items: Iterable<number>, limit: number, fn: (item: num
 const lockedPayment = (m: Member): string | undefined =>
   m.movement.kind === "PAYMENT" ? m.movement.reference : m.movement.paymentReference;
 
-/** The batch's transaction. Returns one decision per member, in the members' order. */
 /** A member's write failed and aborted the transaction: the batch is retried without it. */
 class MemberFailed extends Error {
   constructor(
@@ -441,8 +440,9 @@ async function applyBalances(tx: Tx, net: Net, hot: Set<bigint>): Promise<void> 
 }
 
 /**
- * One member's effect, inside its savepoint: throws an Abort when it must not be
- * posted (now), and returns its legs for the batch's balances.
+ * One member's effect inside the batch's transaction: throws an Abort, before
+ * writing anything, when it must not be posted (now), and returns its legs for the
+ * batch's balances.
  */
 async function writeMember(
   tx: Tx,
