@@ -7,7 +7,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type Actor } from "@/lib/admin/audit";
+import type { Actor } from "@/lib/admin/audit";
 import { addChannel, listChannels, setChannelEnabled } from "@/lib/alerts/channels";
 import { dispatchAlertNotifications } from "@/lib/alerts/deliver";
 import { applyEvaluation, evaluateAlerts } from "@/lib/alerts/evaluate";
@@ -25,14 +25,14 @@ const ops: Actor = { type: "USER", id: "00000000-0000-4000-8000-0000000000aa", l
 
 /** RFC 2047 encoded words (=?UTF-8?Q?…?=), as nodemailer writes a subject with quotes in it. */
 const decodeWords = (text: string) =>
-  text
-    .replace(/\?= =\?UTF-8\?Q\?/g, "")
-    .replace(/=\?UTF-8\?Q\?(.*?)\?=/g, (_m, q: string) =>
-      Buffer.from(
-        q.replace(/_/g, " ").replace(/=([0-9A-F]{2})/g, (_h, hex: string) => String.fromCharCode(Number.parseInt(hex, 16))),
-        "latin1",
-      ).toString("utf8"),
-    );
+  text.replace(/\?= =\?UTF-8\?Q\?/g, "").replace(/=\?UTF-8\?Q\?(.*?)\?=/g, (_m, q: string) =>
+    Buffer.from(
+      q
+        .replace(/_/g, " ")
+        .replace(/=([0-9A-F]{2})/g, (_h, hex: string) => String.fromCharCode(Number.parseInt(hex, 16))),
+      "latin1",
+    ).toString("utf8"),
+  );
 
 type Mail = { to: string; subject: string; key: string; raw: string };
 const mails: Mail[] = [];
@@ -72,7 +72,8 @@ beforeAll(async () => {
       body += c;
     });
     req.on("end", () => {
-      if (!failing) posts.push({ path: req.url ?? "", key: String(req.headers["idempotency-key"]), body: JSON.parse(body) });
+      if (!failing)
+        posts.push({ path: req.url ?? "", key: String(req.headers["idempotency-key"]), body: JSON.parse(body) });
       res.statusCode = failing ? 503 : 200;
       res.end(failing ? "down for maintenance" : "ok");
     });
@@ -178,9 +179,10 @@ describe("alert notifications", () => {
       "resolved",
     ]);
     expect((await evaluateAndDeliver(t)).sent).toBe(0);
-    expect(await prisma.alertState.findUniqueOrThrow({ where: { tenantId_rule_subject: deadRule(t) } })).toMatchObject(
-      { episode: 1, clearedAt: expect.any(Date) },
-    );
+    expect(await prisma.alertState.findUniqueOrThrow({ where: { tenantId_rule_subject: deadRule(t) } })).toMatchObject({
+      episode: 1,
+      clearedAt: expect.any(Date),
+    });
 
     // It comes back: a new episode, a new opening notification.
     await deadReceipt(t, "pi_alert_dead_2");
@@ -257,9 +259,7 @@ describe("alert notifications", () => {
     await setChannelEnabled(watched.id, "pager", false, ops, "pager rota changes");
     await prisma.outboxMessage.updateMany({ where: { tenantId: watched.id }, data: { deadAt: null } });
     await evaluateAlerts();
-    expect(
-      await prisma.alertNotification.count({ where: { tenantId: watched.id, transition: "RESOLVED" } }),
-    ).toBe(2);
+    expect(await prisma.alertNotification.count({ where: { tenantId: watched.id, transition: "RESOLVED" } })).toBe(2);
   });
 });
 
@@ -278,7 +278,9 @@ describe("alert channels", () => {
       `${base}/…`,
       `${base}/…`,
     ]);
-    const audit = await prisma.auditLog.findMany({ where: { tenantId: t.id, action: { startsWith: "alert_channel." } } });
+    const audit = await prisma.auditLog.findMany({
+      where: { tenantId: t.id, action: { startsWith: "alert_channel." } },
+    });
     expect(audit.map((a) => a.action)).toEqual(["alert_channel.add", "alert_channel.add", "alert_channel.add"]);
     expect(JSON.stringify(audit.map((a) => [a.details, a.reason]))).not.toContain("s3cret");
   });
@@ -290,9 +292,9 @@ describe("alert channels", () => {
       reason: "invalid_email",
       message: '"nobody" is not an email address',
     });
-    expect(await addChannel(t.id, { kind: "SLACK", name: "s", target: "ftp://hooks.example.test/x" }, ops)).toMatchObject(
-      { ok: false, reason: "invalid_url" },
-    );
+    expect(
+      await addChannel(t.id, { kind: "SLACK", name: "s", target: "ftp://hooks.example.test/x" }, ops),
+    ).toMatchObject({ ok: false, reason: "invalid_url" });
     expect((await addChannel(t.id, { kind: "EMAIL", name: "m", target: "a@example.test" }, ops)).ok).toBe(true);
     expect(await addChannel(t.id, { kind: "EMAIL", name: "m", target: "b@example.test" }, ops)).toMatchObject({
       ok: false,

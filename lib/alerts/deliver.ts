@@ -59,7 +59,8 @@ async function postJson(url: string, key: string, body: unknown): Promise<void> 
 
 /** Slack's incoming-webhook body: `text` for notifications and old clients, blocks for the message itself. */
 export function slackBody(m: AlertMessage) {
-  const mark = m.status === "resolved" ? ":large_green_circle:" : m.status === "test" ? ":white_circle:" : ":red_circle:";
+  const mark =
+    m.status === "resolved" ? ":large_green_circle:" : m.status === "test" ? ":white_circle:" : ":red_circle:";
   const text = `${mark} [${m.tenant}] ${headline(m)}: ${m.message} <${m.link}|Open in Tally>`;
   return {
     text,

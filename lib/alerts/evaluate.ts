@@ -72,7 +72,9 @@ export async function applyEvaluation(tenant: { id: string; slug: string }, e: E
   });
   for (const s of open.filter((s) => !found.has(`${s.rule}\u0000${s.subject}`))) {
     const resolved = await prisma.$transaction(async (tx) => {
-      const rows = await tx.$queryRaw<{ episode: number; opened_at: Date; cleared_at: Date; message: string; link: string }[]>(
+      const rows = await tx.$queryRaw<
+        { episode: number; opened_at: Date; cleared_at: Date; message: string; link: string }[]
+      >(
         Prisma.sql`
         UPDATE alert_states SET cleared_at = now(), checked_at = now()
         WHERE tenant_id = ${tenant.id}::uuid AND rule = ${s.rule} AND subject = ${s.subject} AND cleared_at IS NULL
