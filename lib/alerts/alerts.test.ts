@@ -7,7 +7,11 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { Actor } from "@/lib/admin/audit";
+import { type Actor, SYSTEM_ACTOR } from "@/lib/admin/audit";
+import { GET as listRoute, POST as addRoute } from "@/app/api/v1/tenants/[tenant]/alerts/channels/route";
+import { PATCH as toggleRoute } from "@/app/api/v1/tenants/[tenant]/alerts/channels/[id]/route";
+import { POST as testRoute } from "@/app/api/v1/tenants/[tenant]/alerts/channels/[id]/test/route";
+import { createApiToken } from "@/lib/auth/api-tokens";
 import { addChannel, listChannels, setChannelEnabled } from "@/lib/alerts/channels";
 import { dispatchAlertNotifications } from "@/lib/alerts/deliver";
 import { applyEvaluation, evaluateAlerts } from "@/lib/alerts/evaluate";
@@ -315,5 +319,68 @@ describe("alert channels", () => {
       message: 'The test notification to "pager" failed: receiver answered 503: down for maintenance',
     });
     expect(await prisma.auditLog.count({ where: { tenantId: t.id, action: "alert_channel.test" } })).toBe(4);
+  });
+});
+
+describe("the alert channels API", () => {
+  type Handler = (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
+  const call = (handler: Handler, t: TestTenant, token: string, method: string, body?: unknown, id?: string) =>
+    handler(
+      new Request("http://tally.test/api/v1/x", {
+        method,
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }),
+      { params: Promise.resolve({ tenant: t.slug, ...(id && { id }) }) },
+    );
+  async function tokenFor(t: TestTenant, role: "admin" | "ops") {
+    const r = await createApiToken({ tenant: t.slug, role }, SYSTEM_ACTOR);
+    if (!r.ok) throw new Error(r.message);
+    return r.value.token;
+  }
+
+  it("admins add, list, test and disable channels; others are refused; bad input is a 400 naming the problem", async () => {
+    const t = await aTenant();
+    const admin = await tokenFor(t, "admin");
+    const url = `${base}/hooks/api?token=s3cret`;
+    const added = await call(addRoute as Handler, t, admin, "POST", { kind: "WEBHOOK", name: "api hook", target: url });
+    expect(added.status).toBe(201);
+    const channel = (await added.json()) as { id: string; target: string };
+    expect(channel.target).toBe(`${base}/…`);
+
+    const list = await call(listRoute as Handler, t, admin, "GET");
+    expect(JSON.stringify(await list.json())).not.toContain("s3cret");
+
+    const tested = await call(testRoute as Handler, t, admin, "POST", undefined, channel.id);
+    expect(tested.status).toBe(200);
+    expect(posts.at(-1)!.body).toMatchObject({ status: "test", tenant: t.slug });
+    failing = true;
+    const refused = await call(testRoute as Handler, t, admin, "POST", undefined, channel.id);
+    expect(refused.status).toBe(502);
+    expect(await refused.json()).toEqual({
+      error: {
+        code: "delivery_failed",
+        message: 'The test notification to "api hook" failed: receiver answered 503: down for maintenance',
+      },
+    });
+
+    const noReason = await call(toggleRoute as Handler, t, admin, "PATCH", { enabled: false }, channel.id);
+    expect(noReason.status).toBe(400);
+    expect(JSON.stringify(await noReason.json())).toContain("reason");
+    const off = await call(toggleRoute as Handler, t, admin, "PATCH", { enabled: false, reason: "rota" }, channel.id);
+    expect(off.status).toBe(200);
+
+    const badKind = await call(addRoute as Handler, t, admin, "POST", { kind: "PAGER", name: "x", target: "y" });
+    expect(badKind.status).toBe(400);
+    const badUrl = await call(addRoute as Handler, t, admin, "POST", { kind: "SLACK", name: "x", target: "not a url" });
+    expect(badUrl.status).toBe(400);
+    expect(await badUrl.json()).toEqual({ error: { code: "invalid_url", message: '"not a url" is not a URL' } });
+
+    const ops = await call(addRoute as Handler, t, await tokenFor(t, "ops"), "POST", {
+      kind: "EMAIL",
+      name: "x",
+      target: "a@example.test",
+    });
+    expect(ops.status).toBe(403);
   });
 });
