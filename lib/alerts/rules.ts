@@ -12,7 +12,8 @@ import { trendSummary } from "@/lib/recon/trend";
 import { unclearedAlerts } from "@/lib/views/overview";
 import { countStuck } from "@/lib/views/stuck-claims";
 
-export const ALERT_RULES = [
+/** The rules the worker judges; ack_p99 is judged by the web process (lib/alerts/ack-rule.ts), where the histogram lives. */
+export const WORKER_RULES = [
   "webhook_silence",
   "stuck_claims",
   "failed_claims",
@@ -21,7 +22,7 @@ export const ALERT_RULES = [
   "dead_receipts",
   "recon_run",
 ] as const;
-export type AlertRule = (typeof ALERT_RULES)[number];
+export type AlertRule = (typeof WORKER_RULES)[number] | "ack_p99";
 
 /** One condition that holds now. `subject` tells apart several of one rule (a provider), or "all". */
 export type Finding = { rule: AlertRule; subject: string; title: string; message: string; link: string };
@@ -137,5 +138,5 @@ export async function evaluateRules(tenant: { id: string; slug: string }, now = 
       });
   }
 
-  return { evaluated: [...ALERT_RULES], findings };
+  return { evaluated: [...WORKER_RULES], findings };
 }

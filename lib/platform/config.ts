@@ -128,6 +128,9 @@ const schema = z
     TALLY_ALERT_STUCK_CLAIMS: int(0),
     /// A provider's discrepancy trend is judged once it has this many reconciled days.
     TALLY_ALERT_TREND_MIN_DAYS: z.coerce.number().int().positive().default(3),
+    /// The web process opens the ack-latency alert once the p99 over TALLY_ACK_RECENT_WINDOW_MS has been
+    /// over TALLY_ACK_SLO_MS for this many minutes in a row.
+    TALLY_ALERT_ACK_MINUTES: int(5),
     /// The daily reconciliation "did not run" once this long has passed its scheduled time without a run.
     TALLY_ALERT_RECON_GRACE_MS: int(2 * 3600_000),
     /// Where people reach the dashboard (scheme://host[:port], no path): the links in notifications.
