@@ -1,5 +1,6 @@
 // Alerts that reach people (issue #21), as ops meet them: an admin adds an email
-// channel and sends a test; receipts die (their receiver was down for the whole
+// channel and sends a test; a provider's webhooks go silent and the alert is
+// mailed, then clears; receipts die (their receiver was down for the whole
 // schedule); the worker's rule opens an alert and one email arrives at a real SMTP
 // server with a link; ops open that link, bulk-redeliver the dead receipts, and
 // one "resolved" email follows. Nothing more while the alert stays open or closed.
@@ -53,7 +54,7 @@ test.beforeAll(async () => {
 });
 test.afterAll(() => new Promise<void>((r) => smtp.close(() => r())));
 
-test("an email alert on dead receipts links ops to them; redelivering clears it with one more email", async ({
+test("email alerts on silent webhooks and on dead receipts; the latter links ops to them; redelivering clears it with one more email", async ({
   page,
   request,
 }) => {
@@ -75,6 +76,27 @@ test("an email alert on dead receipts links ops to them; redelivering clears it 
   await row.getByRole("button", { name: "Send a test" }).click();
   await expect(page.getByRole("status").filter({ hasText: "Test notification delivered" })).toBeVisible();
   expect(mine().map((m) => m.subject)).toEqual([`[Tally ${t()}] Test: test notification to "${channel}"`]);
+
+  // Stripe's webhooks go silent: the reconciliation raises its silence alert (as run.ts's checkSilence
+  // does when a provider settled far more than it delivered), and the rule mails it with the overview's link.
+  const silence = await withDb(
+    async (c) =>
+      (
+        await c.query<{ id: string }>(
+          `INSERT INTO alerts (tenant_id, provider, kind, message) SELECT id, 'stripe', 'webhook_silence', $2 FROM tenants WHERE slug = $1 RETURNING id`,
+          [t(), `stripe settled 40 payments but Tally received 0 webhooks (${channel})`],
+        )
+      ).rows[0]!.id,
+  );
+  const silent = () => mails.filter((m) => m.to === to && /silent|webhook silence/.test(m.subject));
+  await expect.poll(() => silent().length, { timeout: 30_000 }).toBe(1);
+  expect(silent()[0]!.subject).toBe(`[Tally ${t()}] Alert: stripe's webhooks have gone silent`);
+  expect(/Open in Tally: (\S+)/.exec(silent()[0]!.body)?.[1]).toBe(
+    `http://localhost:${process.env.TALLY_E2E_PORT}/t/${t()}`,
+  );
+  await withDb((c) => c.query(`UPDATE alerts SET cleared_at = now() WHERE id = $1`, [silence]));
+  await expect.poll(() => silent().length, { timeout: 30_000 }).toBe(2);
+  expect(silent()[1]!.subject).toBe(`[Tally ${t()}] Resolved: webhook silence (stripe) is back to normal`);
 
   // Two receipts whose receiver was down for the whole retry schedule.
   const base = unique("pi_e2e_alert_");
