@@ -34,6 +34,8 @@ if (!process.env.TALLY_E2E_DIR) {
   // The replay spec plays PayPal too; its certificate is served by the replay on
   // this loopback port, which the product under test is told to trust.
   process.env.TALLY_E2E_CERT_PREFIX = `http://127.0.0.1:${freePort()}/`;
+  // The alerts spec's SMTP server listens here; the product's email alert channels send to it.
+  process.env.TALLY_E2E_SMTP_PORT = String(freePort());
 }
 // The product's own embedded database, not whatever DATABASE_URL points at.
 delete process.env.DATABASE_URL;
@@ -76,6 +78,10 @@ export default defineConfig({
       // The overview's short ack window, shortened so e2e can watch the start-up burst leave it.
       TALLY_ACK_RECENT_WINDOW_MS: "60000",
       PORT: port,
+      // Alerts: mail to the alerts spec's SMTP server, rules evaluated every second, links back here.
+      TALLY_ALERT_SMTP_URL: `smtp://127.0.0.1:${process.env.TALLY_E2E_SMTP_PORT}`,
+      TALLY_ALERT_INTERVAL_MS: "1000",
+      TALLY_PUBLIC_URL: `http://localhost:${port}`,
       NEXT_TELEMETRY_DISABLED: "1",
     },
   },

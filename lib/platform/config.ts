@@ -117,6 +117,29 @@ const schema = z
     /// Where SMTP receipts go when the payload names no recipient (e.g. a finance mailbox).
     TALLY_RECEIPT_TO: z.string().optional(),
 
+    /// Alerts (lib/alerts/): how often the worker evaluates the rules, the retry schedule of a
+    /// notification that failed to arrive (dead when it runs out), the mail server and sender
+    /// of email channels (TALLY_SMTP_URL when unset), and the rules' thresholds.
+    TALLY_ALERT_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
+    TALLY_ALERT_RETRY_SCHEDULE: durations("10s,1m,5m,15m,1h,3h,6h"),
+    TALLY_ALERT_SMTP_URL: z.string().optional(),
+    TALLY_ALERT_FROM: z.string().default("alerts@tally.local"),
+    /// Stuck claims (held past TALLY_STALE_CLAIM_MS, or waiting that long) above this many open the alert.
+    TALLY_ALERT_STUCK_CLAIMS: int(0),
+    /// A provider's discrepancy trend is judged once it has this many reconciled days.
+    TALLY_ALERT_TREND_MIN_DAYS: z.coerce.number().int().positive().default(3),
+    /// The web process opens the ack-latency alert once the p99 over TALLY_ACK_RECENT_WINDOW_MS has been
+    /// over TALLY_ACK_SLO_MS for this many minutes in a row.
+    TALLY_ALERT_ACK_MINUTES: int(5),
+    /// The daily reconciliation "did not run" once this long has passed its scheduled time without a run.
+    TALLY_ALERT_RECON_GRACE_MS: int(2 * 3600_000),
+    /// Where people reach the dashboard (scheme://host[:port], no path): the links in notifications.
+    TALLY_PUBLIC_URL: z
+      .string()
+      .url()
+      .default("http://localhost:3000")
+      .transform((v) => v.replace(/\/+$/, "")),
+
     /// Reconciliation.
     TALLY_RECON_LOOKBACK_DAYS: int(3),
     /// Ours-not-theirs this close to a window edge is flagged "possible timing" and re-checked next run.
