@@ -138,7 +138,10 @@ export async function provisionSsoUser(
     const after = tenants.map((t) => t.slug).sort();
     if (before.join() !== after.join()) {
       await tx.tenantMember.deleteMany({ where: { userId, tenantId: { notIn: tenants.map((t) => t.id) } } });
-      await tx.tenantMember.createMany({ data: tenants.map((t) => ({ userId, tenantId: t.id })), skipDuplicates: true });
+      await tx.tenantMember.createMany({
+        data: tenants.map((t) => ({ userId, tenantId: t.id })),
+        skipDuplicates: true,
+      });
       await audit("user.tenants_change", { from: before, to: after });
     }
     return userId;

@@ -71,7 +71,10 @@ export type GrantRefusal =
  * rather than one chosen: ops and accountant are not ranked (each may do what the
  * other may not), and guessing would hand out powers nobody wrote down.
  */
-export function grantFor(grants: readonly RoleGrant[], groups: readonly string[]): { ok: true; grant: Grant } | GrantRefusal {
+export function grantFor(
+  grants: readonly RoleGrant[],
+  groups: readonly string[],
+): { ok: true; grant: Grant } | GrantRefusal {
   const matched = grants.filter((g) => groups.includes(g.group));
   if (matched.length === 0)
     return {
@@ -90,5 +93,8 @@ export function grantFor(grants: readonly RoleGrant[], groups: readonly string[]
       message: `Your groups map to more than one Tally role (${roles.join(", ")}: ${matched.map((g) => g.group).join(", ")}); a person has one role. Ask an admin to keep you in one.`,
     };
   const tenants = [...new Set(matched.filter((g) => g.tenant !== "*").map((g) => g.tenant))].sort();
-  return { ok: true, grant: { role: roles[0] as Role, tenants, groups: [...new Set(matched.map((g) => g.group))].sort() } };
+  return {
+    ok: true,
+    grant: { role: roles[0] as Role, tenants, groups: [...new Set(matched.map((g) => g.group))].sort() },
+  };
 }
