@@ -51,7 +51,7 @@ export const OIDC_REFUSAL_STATUS: Record<OidcRefusalReason, number> = {
 
 export type OidcRefusal = { ok: false; reason: OidcRefusalReason; message: string };
 
-const escape = (text: string) =>
+const htmlText = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 
 /** The refusal as a page; `code` is in the page (and a header) so support and tests can tell them apart. */
@@ -60,7 +60,7 @@ export function refusalPage(refusal: Pick<OidcRefusal, "reason" | "message">, he
 <html lang="en"><head><meta charset="utf-8"><title>Sign-in refused · Tally</title>
 <meta name="viewport" content="width=device-width, initial-scale=1"></head>
 <body><main class="login"><h1>Sign-in refused</h1>
-<p role="alert" data-reason="${refusal.reason}">${escape(refusal.message)}</p>
+<p role="alert" data-reason="${refusal.reason}">${htmlText(refusal.message)}</p>
 <p><small>Code: <code>${refusal.reason}</code></small></p>
 <p><a href="/login">Back to sign-in</a></p></main></body></html>`;
   const res = new Response(body, {
