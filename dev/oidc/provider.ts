@@ -74,6 +74,8 @@ export async function startOidcProvider(options: {
     // Claims in the ID token itself, which is all Tally reads (no userinfo call).
     conformIdTokenClaims: false,
     pkce: { required: () => true },
+    // Short lives, said out loud (the defaults print a notice each).
+    ttl: { Interaction: 600, Session: 3600, Grant: 3600, AccessToken: 600, IdToken: 600, AuthorizationCode: 60 },
     features: { devInteractions: { enabled: true } },
     async findAccount(_ctx, id) {
       const account = accounts[id];

@@ -20,7 +20,25 @@ export type SsoIdentity = {
 
 export type ProvisionedUser = { id: string; email: string; role: Role };
 
+/**
+ * Two first sign-ins of one person at once (two tabs) both find no user and both create
+ * one; the unique (issuer, subject) and email indexes let one win, and the other, run
+ * again, finds the winner's row and updates it like any later sign-in.
+ */
 export async function provisionSsoUser(
+  identity: SsoIdentity,
+  grant: Grant,
+  s: Pick<OidcSettings, "name" | "groupsClaim">,
+): Promise<{ ok: true; user: ProvisionedUser } | OidcRefusal> {
+  try {
+    return await provisionOnce(identity, grant, s);
+  } catch (error) {
+    if ((error as { code?: string }).code !== "P2002") throw error;
+    return provisionOnce(identity, grant, s);
+  }
+}
+
+async function provisionOnce(
   identity: SsoIdentity,
   grant: Grant,
   s: Pick<OidcSettings, "name" | "groupsClaim">,
@@ -47,7 +65,10 @@ export async function provisionSsoUser(
       where: { email: identity.email },
       include: { tenants: { include: { tenant: true } } },
     });
-    if (byEmail) {
+    if (byEmail && byEmail.oidcIssuer === identity.issuer && byEmail.oidcSubject === identity.subject) {
+      // Created by a concurrent first sign-in of this person between the two reads.
+      user = byEmail;
+    } else if (byEmail) {
       // Joining an existing account to a provider identity by email hands that account to
       // whoever controls the email at the provider: only when the provider vouches for it.
       if (byEmail.oidcSubject !== null || !identity.emailVerified)

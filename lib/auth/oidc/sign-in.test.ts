@@ -173,6 +173,20 @@ describe("single sign-on through a real OpenID provider", () => {
     expect(change.reason).toBe(`ID token groups acme-ops map to accountant on ${acme.slug}`);
   });
 
+  it("four first sign-ins of one person completed at once make one user and four sessions", async () => {
+    const twin = aPerson(["acme-ops"]);
+    const tabs = [];
+    for (let i = 0; i < 4; i++) {
+      const { authorize, handle } = await begin();
+      tabs.push({ back: await throughProvider(authorize, twin), handle });
+    }
+    const results = await Promise.all(tabs.map((t) => finish(t.back, t.handle)));
+    expect(results.map((r) => r.res.status)).toEqual([303, 303, 303, 303]);
+    const user = (await userOf(twin))!;
+    expect(await prisma.session.count({ where: { userId: user.id } })).toBe(4);
+    expect(await prisma.auditLog.count({ where: { subjectId: user.id, action: "user.create" } })).toBe(1);
+  });
+
   it("an admin group maps to admin over every tenant", async () => {
     const { res } = await signInAs(aPerson(["tally-admins"], { login: "carol" }));
     expect(res.status).toBe(303);
