@@ -107,7 +107,7 @@ export function BulkReprocess({ tenant, filter }: { tenant: string; filter: Reco
 
   const list = jobs.data?.jobs ?? [];
   return (
-    <section aria-labelledby="bulk-h" className="stack">
+    <section aria-labelledby="bulk-h">
       <h2 id="bulk-h">Bulk reprocessing</h2>
       {status ? (
         <div className="button-row">
