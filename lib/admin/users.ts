@@ -3,7 +3,7 @@
 import { recordAudit, type Actor } from "@/lib/admin/audit";
 import { generatePassword, hashPassword, passwordProblem } from "@/lib/auth/passwords";
 import { revokeUserSessions } from "@/lib/auth/sessions";
-import { prisma } from "@/lib/platform/db";
+import { type Prisma, prisma } from "@/lib/platform/db";
 import type { Role } from "@/lib/generated/prisma/enums";
 import type { DomainResult } from "@/lib/platform/refusal";
 
@@ -106,6 +106,34 @@ async function isLastActiveAdmin(userId: string): Promise<boolean> {
   return admins.length === 1 && admins[0]!.id === userId;
 }
 
+type UserAudit = (action: string, details: Record<string, unknown>) => Promise<unknown>;
+
+/**
+ * Sets a user's role, and their tenant memberships unless `tenants` is null, where they
+ * differ from what they are, with one audit entry per change. Shared by the admin screen
+ * (updateUser) and single sign-on, which applies what the provider's groups grant.
+ */
+export async function applyRoleAndTenants(
+  tx: Prisma.TransactionClient,
+  user: { id: string; role: string; tenants: { tenant: { slug: string } }[] },
+  role: Role,
+  tenants: { id: string; slug: string }[] | null,
+  audit: UserAudit,
+): Promise<void> {
+  const userId = user.id;
+  if (role !== user.role) {
+    await tx.user.update({ where: { id: userId }, data: { role } });
+    await audit("user.role_change", { from: user.role, to: role });
+  }
+  if (!tenants) return;
+  const before = user.tenants.map((m) => m.tenant.slug).sort();
+  const after = tenants.map((t) => t.slug).sort();
+  if (before.join() === after.join()) return;
+  await tx.tenantMember.deleteMany({ where: { userId, tenantId: { notIn: tenants.map((t) => t.id) } } });
+  await tx.tenantMember.createMany({ data: tenants.map((t) => ({ userId, tenantId: t.id })), skipDuplicates: true });
+  await audit("user.tenants_change", { from: before, to: after });
+}
+
 export type UserChange = { role?: string; tenants?: string[]; disabled?: boolean; reason?: string | null };
 
 /** Changes a user's role, tenant memberships and/or disabled state, auditing each change. Disabling also ends their sessions. */
@@ -144,22 +172,7 @@ export async function updateUser(userId: string, change: UserChange, actor: Acto
         reason: change.reason ?? null,
         details: { email: user.email, ...details },
       });
-    if (role !== user.role) {
-      await tx.user.update({ where: { id: userId }, data: { role } });
-      await audit("user.role_change", { from: user.role, to: role });
-    }
-    if (change.tenants) {
-      const before = user.tenants.map((m) => m.tenant.slug).sort();
-      const after = tenants.map((t) => t.slug).sort();
-      if (before.join() !== after.join()) {
-        await tx.tenantMember.deleteMany({ where: { userId, tenantId: { notIn: tenants.map((t) => t.id) } } });
-        await tx.tenantMember.createMany({
-          data: tenants.map((t) => ({ userId, tenantId: t.id })),
-          skipDuplicates: true,
-        });
-        await audit("user.tenants_change", { from: before, to: after });
-      }
-    }
+    await applyRoleAndTenants(tx, user, role, change.tenants ? tenants : null, audit);
     if (change.disabled === true && !user.disabledAt) {
       await tx.user.update({ where: { id: userId }, data: { disabledAt: new Date() } });
       await audit("user.disable", {});

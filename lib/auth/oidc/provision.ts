@@ -3,6 +3,7 @@
 // now say. Every change is audited in the same transaction, naming the identity
 // provider as who, the groups as why.
 import { type Actor, recordAudit } from "@/lib/admin/audit";
+import { applyRoleAndTenants } from "@/lib/admin/users";
 import type { OidcSettings } from "@/lib/auth/oidc/provider";
 import type { OidcRefusal } from "@/lib/auth/oidc/refusals";
 import type { Grant } from "@/lib/auth/oidc/role-map";
@@ -151,20 +152,7 @@ async function provisionOnce(
         to: { email: identity.email, name: identity.name ?? user.name },
       });
     }
-    if (user.role !== grant.role) {
-      await tx.user.update({ where: { id: userId }, data: { role: grant.role } });
-      await audit("user.role_change", { from: user.role, to: grant.role });
-    }
-    const before = user.tenants.map((m) => m.tenant.slug).sort();
-    const after = tenants.map((t) => t.slug).sort();
-    if (before.join() !== after.join()) {
-      await tx.tenantMember.deleteMany({ where: { userId, tenantId: { notIn: tenants.map((t) => t.id) } } });
-      await tx.tenantMember.createMany({
-        data: tenants.map((t) => ({ userId, tenantId: t.id })),
-        skipDuplicates: true,
-      });
-      await audit("user.tenants_change", { from: before, to: after });
-    }
+    await applyRoleAndTenants(tx, user, grant.role, tenants, audit);
     return userId;
   });
   return { ok: true, user: { id, email: identity.email, role: grant.role } };
