@@ -3,7 +3,7 @@
 // now say. Every change is audited in the same transaction, naming the identity
 // provider as who, the groups as why.
 import { type Actor, recordAudit } from "@/lib/admin/audit";
-import { applyRoleAndTenants } from "@/lib/admin/users";
+import { applyRoleAndTenants, LastAdminError } from "@/lib/admin/users";
 import type { OidcSettings } from "@/lib/auth/oidc/provider";
 import type { OidcRefusal } from "@/lib/auth/oidc/refusals";
 import type { Grant } from "@/lib/auth/oidc/role-map";
@@ -32,10 +32,22 @@ export async function provisionSsoUser(
   s: Pick<OidcSettings, "name" | "groupsClaim">,
 ): Promise<{ ok: true; user: ProvisionedUser } | OidcRefusal> {
   try {
-    return await provisionOnce(identity, grant, s);
+    try {
+      return await provisionOnce(identity, grant, s);
+    } catch (error) {
+      if ((error as { code?: string }).code !== "P2002") throw error;
+      return await provisionOnce(identity, grant, s);
+    }
   } catch (error) {
-    if ((error as { code?: string }).code !== "P2002") throw error;
-    return provisionOnce(identity, grant, s);
+    // The provider's groups no longer make this person an admin, and no one else is:
+    // demoting them would leave Tally with no one to administer it, so nothing changes.
+    if (!(error instanceof LastAdminError)) throw error;
+    return {
+      ok: false,
+      reason: "last_admin",
+      message:
+        "Your groups at the identity provider no longer make you an admin, but you are Tally's last active admin. Make someone else admin first (or restore your admin group); until then, sign in with your password.",
+    };
   }
 }
 

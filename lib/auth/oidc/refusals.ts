@@ -27,7 +27,9 @@ export type OidcRefusalReason =
   | "conflicting_roles"
   | "unknown_mapped_tenant"
   | "email_taken"
-  | "user_disabled";
+  | "user_disabled"
+  // The groups would demote Tally's last active admin.
+  | "last_admin";
 
 export const OIDC_REFUSAL_STATUS: Record<OidcRefusalReason, number> = {
   sso_off: 404,
@@ -47,6 +49,7 @@ export const OIDC_REFUSAL_STATUS: Record<OidcRefusalReason, number> = {
   unknown_mapped_tenant: 403,
   email_taken: 409,
   user_disabled: 403,
+  last_admin: 409,
 };
 
 export type OidcRefusal = { ok: false; reason: OidcRefusalReason; message: string };

@@ -187,6 +187,28 @@ describe("single sign-on through a real OpenID provider", () => {
     expect(await prisma.auditLog.count({ where: { subjectId: user.id, action: "user.create" } })).toBe(1);
   });
 
+  it("groups that would demote Tally's last active admin are refused, and the admin stays admin", async () => {
+    const dana = aPerson(["tally-admins"]);
+    expect((await signInAs(dana)).res.status).toBe(303);
+    const user = (await userOf(dana))!;
+    const others = await prisma.user.findMany({
+      where: { role: "admin", disabledAt: null, NOT: { id: user.id } },
+      select: { id: true },
+    });
+    await prisma.user.updateMany({ where: { id: { in: others.map((o) => o.id) } }, data: { disabledAt: new Date() } });
+    try {
+      accounts[dana]!.groups = ["acme-ops"];
+      const { res, reason, text } = await signInAs(dana);
+      expect(res.status).toBe(409);
+      expect(reason).toBe("last_admin");
+      expect(text).toContain("last active admin");
+      expect((await userOf(dana))!.role).toBe("admin");
+      expect(await prisma.auditLog.count({ where: { subjectId: user.id, action: "user.role_change" } })).toBe(0);
+    } finally {
+      await prisma.user.updateMany({ where: { id: { in: others.map((o) => o.id) } }, data: { disabledAt: null } });
+    }
+  });
+
   it("an admin group maps to admin over every tenant", async () => {
     const { res } = await signInAs(aPerson(["tally-admins"], { login: "carol" }));
     expect(res.status).toBe(303);
