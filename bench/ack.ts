@@ -5,6 +5,7 @@ import path from "node:path";
 import pg from "pg";
 import Stripe from "stripe";
 import { aStripePayment } from "@/dev/testing/builders";
+import { openLoop, type Delivery, type OpenLoopResult } from "@/bench/open-loop";
 import {
   runBench,
   type BenchDatabase,
@@ -23,6 +24,12 @@ const CONCURRENCY = Number(process.env.ACK_CONCURRENCY ?? 32);
 const SECONDS = Number(process.env.ACK_SECONDS ?? 8);
 const WARMUP_SECONDS = 5;
 const MIN_REQUESTS = 2000;
+// Open loop (issue #19.3): each rate for this long, a backlog this large for the worker to drain beside it,
+// and the whole product (web app + worker) at PRODUCT_RATE for PRODUCT_SECONDS.
+const OPEN_SECONDS = Number(process.env.ACK_OPEN_SECONDS ?? 15);
+const BACKLOG = Number(process.env.ACK_BACKLOG ?? 50_000);
+const PRODUCT_RATE = Number(process.env.ACK_PRODUCT_RATE ?? 400);
+const PRODUCT_SECONDS = Number(process.env.ACK_PRODUCT_SECONDS ?? 60);
 export const BENCH_SECRET = "whsec_benchmark_secret_0123456789abcdef";
 
 /** Distinct, correctly signed Stripe deliveries, as wrk lines. Signed just before use: the tolerance is 300 s. */
@@ -79,6 +86,58 @@ export async function measureAck(
 export function everyAckStored(r: WrkResult & { concurrency: number; stored: number | null }): boolean {
   const acks = r.requests - r.non2xx - r.socketErrors;
   return r.non2xx === 0 && r.stored !== null && r.stored >= acks && r.stored <= acks + 2 * r.concurrency;
+}
+
+/** A signed Stripe delivery for the open-loop client, signed as it leaves (the tolerance is 300 s). */
+export function signedDelivery(path: string): Delivery {
+  const body = Buffer.from(JSON.stringify(aStripePayment()));
+  return {
+    path,
+    body,
+    headers: {
+      "content-type": "application/json",
+      "stripe-signature": Stripe.webhooks.generateTestHeaderString({ payload: body.toString(), secret: BENCH_SECRET }),
+    },
+  };
+}
+
+/** `n` received, unprocessed Stripe payments, inserted as ingest stores them (the queue trigger enqueues each). */
+export async function fillBacklog(url: string, tenantId: string, n: number): Promise<void> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  for (let done = 0; done < n; done += 5000) {
+    const bodies = Array.from({ length: Math.min(5000, n - done) }, () =>
+      Buffer.from(JSON.stringify(aStripePayment())),
+    );
+    await c.query(
+      `INSERT INTO raw_events (tenant_id, provider, raw_body, headers) SELECT $1, 'stripe', b, '{}' FROM unnest($2::bytea[]) AS b`,
+      [tenantId, bodies],
+    );
+  }
+  await c.end();
+}
+
+async function queued(url: string): Promise<number> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  const n = Number((await c.query("SELECT count(*) FROM raw_event_queue")).rows[0].count);
+  await c.end();
+  return n;
+}
+
+function startWorker(url: string, label: string) {
+  return startProcess(
+    process.execPath,
+    ["--import", "tsx", "workers/worker.ts"],
+    { DATABASE_URL: url, TALLY_RECEIPTS_FILE: "/dev/null", TALLY_RECON_SCHEDULE: "off" },
+    label,
+  );
+}
+
+function printOpen(label: string, r: OpenLoopResult): void {
+  console.log(
+    `${label.padEnd(44)} ${String(r.rate).padStart(5)}/s x ${r.seconds} s  p50 ${fmt(r.p50).padStart(7)} ms  p90 ${fmt(r.p90).padStart(7)} ms  p99 ${fmt(r.p99).padStart(7)} ms  max ${fmt(r.max, 0).padStart(6)} ms  ok ${r.ok}/${r.sent}  non-2xx ${r.non2xx}  errors ${r.errors}  client lag ${fmt(r.maxSendLagMs)} ms`,
+  );
 }
 
 export async function startBareBaseline(dbUrl: string, tenantId: string) {
@@ -138,6 +197,50 @@ async function main(db: BenchDatabase) {
   await app.stop();
   console.log(`  (the delayed worker posted ${posted} events meanwhile)`);
 
+  // Open loop: constant arrival rates at 25/50/75% of the closed-loop capacity just measured, latency
+  // from each request's scheduled time. First the bare baseline at the same rates and at 1,000/s (the
+  // client is not the limit if the baseline holds there), then tally with a real worker draining a
+  // backlog of BACKLOG events at full speed beside it.
+  console.log(`\nopen loop (bench/open-loop.ts), ${OPEN_SECONDS} s per rate, latency from the scheduled send time`);
+  const rates = [0.25, 0.5, 0.75].map((f) => Math.max(10, Math.round((tally.throughput * f) / 10) * 10));
+  const open = async (base: string, rate: number, seconds = OPEN_SECONDS) =>
+    openLoop({ base, rate, seconds, next: () => signedDelivery(path) });
+  const bareAgain = await startBareBaseline(url, tenantId);
+  const bareOpen: OpenLoopResult[] = [];
+  for (const rate of [...rates, 1000]) {
+    bareOpen.push(await open(bareAgain.base, rate));
+    printOpen("baseline: node:http + pg INSERT", bareOpen.at(-1)!);
+  }
+  await bareAgain.stop();
+  await fillBacklog(url, tenantId, BACKLOG);
+  const app2 = await startWebApp(url);
+  const drainer = startWorker(url, "worker");
+  const tallyOpen: OpenLoopResult[] = [];
+  for (const rate of rates) {
+    tallyOpen.push(await open(app2.base, rate));
+    printOpen(`tally, worker draining (${await queued(url)} left)`, tallyOpen.at(-1)!);
+  }
+  await drainer.stop();
+  await app2.stop();
+
+  // The whole product on one machine, as npm start runs it (web app + worker, fresh database):
+  // PRODUCT_RATE deliveries/s for PRODUCT_SECONDS, then how long until the queue is empty.
+  const productUrl = await db.create("tally_bench_ack_product");
+  await setupTenant(productUrl);
+  const productApp = await startWebApp(productUrl);
+  const productWorker = startWorker(productUrl, "worker");
+  const product = await open(productApp.base, PRODUCT_RATE, PRODUCT_SECONDS);
+  const stopped = performance.now();
+  const left = await queued(productUrl);
+  let drainSeconds = 0;
+  for (let n = left; n > 0 && drainSeconds < 120; n = await queued(productUrl))
+    drainSeconds = await new Promise<number>((r) => setTimeout(() => r((performance.now() - stopped) / 1000), 250));
+  printOpen("product: web app + worker, fresh", product);
+  console.log(`  queue after the load: ${left} events; empty ${fmt(drainSeconds)} s after it stopped`);
+  await productWorker.stop();
+  await productApp.stop();
+  const atHalf = tallyOpen[1]!;
+
   const ratio = tally.throughput / baseline.throughput;
   const verdicts = {
     atLeast2000Requests: tally.requests >= MIN_REQUESTS,
@@ -146,6 +249,10 @@ async function main(db: BenchDatabase) {
     everyAckStored:
       everyAckStored(tally) && everyAckStored(tallyLight) && everyAckStored(busy) && everyAckStored(busyLight),
     ackUnder50msWithSlowWorkerAtC4: busyLight.p99 < 50,
+    openLoopP99Under50msAtHalfCapacityWhileDraining: atHalf.p99 < 50 && atHalf.ok === atHalf.sent,
+    clientNotTheLimit: bareOpen.at(-1)!.p99 < 50 && bareOpen.at(-1)!.ok === bareOpen.at(-1)!.sent,
+    productSustainsRateWithP99Under50ms: product.p99 < 50 && product.ok === product.sent,
+    productBacklogEmptyWithin10s: drainSeconds <= 10,
   };
   console.log(
     `\nthroughput: tally/baseline ${fmt(ratio, 2)}x, tally/Next.js floor ${fmt(tally.throughput / floor.throughput, 2)}x, floor/baseline ${fmt(floor.throughput / baseline.throughput, 2)}x`,
@@ -158,7 +265,7 @@ async function main(db: BenchDatabase) {
   );
   for (const [name, ok] of Object.entries(verdicts)) console.log(`  ${ok ? "PASS" : "FAIL"}  ${name}`);
   console.log(
-    `saved ${saveResult("ack", { concurrency: CONCURRENCY, seconds: SECONDS, baseline, floor, tally, tallyAtConcurrency4: tallyLight, withSlowWorker: busy, withSlowWorkerAtConcurrency4: busyLight, ratio, verdicts })}`,
+    `saved ${saveResult("ack", { concurrency: CONCURRENCY, seconds: SECONDS, baseline, floor, tally, tallyAtConcurrency4: tallyLight, withSlowWorker: busy, withSlowWorkerAtConcurrency4: busyLight, openLoop: { baseline: bareOpen, tallyWhileDraining: tallyOpen, backlog: BACKLOG }, product: { ...product, queuedAfter: left, drainSeconds }, ratio, verdicts })}`,
   );
   if (!Object.values(verdicts).every(Boolean)) process.exitCode = 1;
 }

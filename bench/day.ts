@@ -3,10 +3,16 @@
 // build and worked by 1, 2 and 4 worker replicas, to show how cost grows with
 // replicas; and a quarter of the day with one replica, to show how it grows with
 // work. The 1-replica run of each size is the baseline its ratios are against.
-import { mkdtempSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { runBench, type BenchDatabase, fmt, machine, saveResult, startReplayTarget } from "@/bench/support";
+import {
+  benchTempDir,
+  runBench,
+  type BenchDatabase,
+  fmt,
+  machine,
+  saveResult,
+  startReplayTarget,
+} from "@/bench/support";
 import { generateDay } from "@/dev/simulator/day";
 import { writeDayFile } from "@/dev/simulator/day-file";
 
@@ -14,7 +20,7 @@ const EVENTS = Number(process.env.DAY_EVENTS ?? 100_000);
 const REPLICAS = (process.env.DAY_REPLICAS ?? "1,2,4").split(",").map(Number);
 
 async function main(db: BenchDatabase) {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "tally-bench-day-"));
+  const dir = benchTempDir("tally-bench-day-");
   const app = await startReplayTarget(db, "tally_bench_day");
   const { replay } = await import("@/dev/replay");
   const { closeDb } = await import("@/lib/platform/db");

@@ -3,14 +3,13 @@
 // peak memory beside a same-run baseline: the same comparison as plain SQL
 // anti-joins after COPY of the file into a temp table.
 // Targets (issue 4): within 2x of the baseline; memory under 512 MiB.
-import { createReadStream, createWriteStream, mkdtempSync, statSync } from "node:fs";
-import os from "node:os";
+import { createReadStream, createWriteStream, statSync } from "node:fs";
 import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import { SYSTEM_ACTOR } from "@/lib/admin/audit";
-import { runBench, type BenchDatabase, fmt, saveResult } from "@/bench/support";
+import { benchTempDir, runBench, type BenchDatabase, fmt, saveResult } from "@/bench/support";
 
 const ROWS = Number(process.env.RECON_ROWS ?? 1_000_000);
 const DAY_START = Date.UTC(2026, 10, 1);
@@ -129,7 +128,7 @@ async function baseline(url: string, tenantId: string, file: string) {
 }
 
 async function main(db: BenchDatabase) {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "tally-bench-recon-"));
+  const dir = benchTempDir("tally-bench-recon-");
   const url = await db.create("tally_bench_recon");
   process.env.DATABASE_URL = url;
   const tenantId = await seedLedger(url);

@@ -7,10 +7,8 @@
 // the proof asks for. Exit code 1, naming the difference, if any run's ledger differs.
 // The day is adversarial (dev/simulator/defects.ts) unless REPLAY_DAY_ADVERSARIAL=off
 // or --adversarial off: each run prints its conflicts, held and failed counts.
-import { mkdtempSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { runBench, type BenchDatabase, machine, saveResult, startReplayTarget } from "@/bench/support";
+import { benchTempDir, runBench, type BenchDatabase, machine, saveResult, startReplayTarget } from "@/bench/support";
 import { generateDay } from "@/dev/simulator/day";
 import { writeDayFile } from "@/dev/simulator/day-file";
 
@@ -25,7 +23,7 @@ async function main(db: BenchDatabase) {
   const app = await startReplayTarget(db, "tally_replay_day");
   const { replay } = await import("@/dev/replay");
   const { closeDb } = await import("@/lib/platform/db");
-  const file = path.join(mkdtempSync(path.join(os.tmpdir(), "tally-replay-day-")), "day.ndjson");
+  const file = path.join(benchTempDir("tally-replay-day-"), "day.ndjson");
   const day = generateDay({
     seed: 2026,
     events: EVENTS,

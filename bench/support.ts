@@ -1,7 +1,7 @@
 // Shared by the benchmarks: a database to measure against, the production web
 // app, a closed-loop load generator, and reporting with same-run baselines.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
@@ -12,6 +12,25 @@ import { randomBytes } from "node:crypto";
 // The benchmarks run the product against DATABASE_URL-style servers, where secrets at rest
 // need a key; one per bench run, inherited by every process it starts.
 process.env.TALLY_ENCRYPTION_KEY ??= randomBytes(32).toString("base64");
+
+// Every temporary folder a benchmark makes (its PostgreSQL data, day files, receipts),
+// removed when the process exits however it ends: a full run of the benchmarks
+// otherwise left a data folder of ~100 MB per run in the OS temp directory.
+const tempDirs = new Set<string>();
+const children = new Set<ChildProcess>();
+process.on("exit", () => {
+  // A benchmark stopped half-way must not leave a web app or worker running (one stopped
+  // replay:day left its next-server serving for an hour).
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh folder in the OS temp directory, removed when the benchmark exits. */
+export function benchTempDir(prefix: string): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
+  tempDirs.add(dir);
+  return dir;
+}
 
 export type BenchDatabase = {
   adminUrl: string;
@@ -25,7 +44,7 @@ export async function benchDatabase(): Promise<BenchDatabase> {
   let server: EmbeddedServer | undefined;
   let adminUrl = process.env.DATABASE_URL;
   if (!adminUrl) {
-    const dir = mkdtempSync(path.join(os.tmpdir(), "tally-bench-"));
+    const dir = benchTempDir("tally-bench-");
     chmodSync(dir, 0o755);
     server = await startEmbeddedPostgres({
       dataDir: path.join(dir, "pg"),
@@ -82,6 +101,7 @@ export type Proc = { child: ChildProcess; stop(): Promise<void> };
 
 export function startProcess(command: string, args: string[], env: Record<string, string>, label: string): Proc {
   const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  children.add(child);
   let tail = "";
   const keep = (d: Buffer) => {
     tail = (tail + d.toString()).slice(-4000);
@@ -89,6 +109,7 @@ export function startProcess(command: string, args: string[], env: Record<string
   child.stdout!.on("data", keep);
   child.stderr!.on("data", keep);
   child.on("exit", (code, signal) => {
+    children.delete(child);
     if (code && code !== 0 && !signal) console.error(`[${label}] exited with ${code}:\n${tail}`);
   });
   return {
@@ -272,7 +293,7 @@ export function runWrk(o: {
   signatureHeader?: string;
 }): WrkResult {
   if (spawnSync("wrk", ["--version"]).error) throw new Error("wrk is not installed: apt-get install -y wrk");
-  const dir = mkdtempSync(path.join(os.tmpdir(), "tally-wrk-"));
+  const dir = benchTempDir("tally-wrk-");
   const file = path.join(dir, "requests.tsv");
   writeFileSync(file, `${o.lines.join("\n")}\n`);
   const u = new URL(o.url);
@@ -309,6 +330,11 @@ export function runBench(main: (db: BenchDatabase) => Promise<void>, { build }: 
   (async () => {
     if (build) ensureBuilt();
     const db = await benchDatabase();
+    // Stopped by Ctrl-C or a supervisor: stop the database first, then exit (which removes the folders).
+    for (const signal of ["SIGINT", "SIGTERM"] as const)
+      process.once(signal, () => {
+        db.stop().finally(() => process.exit(130));
+      });
     try {
       await main(db);
     } finally {

@@ -2,14 +2,12 @@
 // receipt delivered) with 1 and 2 worker replicas, beside a same-run baseline:
 // the same SQL of claim and commit, run by pg in a tight loop on one connection.
 import { spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import Stripe from "stripe";
 import { aStripePayment } from "@/dev/testing/builders";
 import { BENCH_SECRET, setupTenant } from "@/bench/ack";
-import { runBench, type BenchDatabase, fmt, runLoad, saveResult, startWebApp } from "@/bench/support";
+import { benchTempDir, runBench, type BenchDatabase, fmt, runLoad, saveResult, startWebApp } from "@/bench/support";
 
 const EVENTS = Number(process.env.WORKER_EVENTS ?? 3000);
 
@@ -99,7 +97,7 @@ async function baseline(url: string, tenantId: string, n: number): Promise<numbe
 }
 
 function startWorkers(n: number, url: string): (() => void)[] {
-  const receipts = path.join(mkdtempSync(path.join(os.tmpdir(), "tally-bench-receipts-")), "receipts.ndjson");
+  const receipts = path.join(benchTempDir("tally-bench-receipts-"), "receipts.ndjson");
   return Array.from({ length: n }, () => {
     const child = spawn(process.execPath, ["--import", "tsx", "workers/worker.ts"], {
       env: {

@@ -21,7 +21,7 @@ test("events are searchable and an event page shows the body exactly as received
   await search.getByLabel("Provider").selectOption("standard");
   await search.getByRole("button", { name: "Search" }).click();
   await expect(page).toHaveURL(new RegExp(`reference=${eventId}`));
-  const rows = page.getByRole("table").getByRole("row");
+  const rows = page.getByRole("table", { name: "Events, newest first" }).getByRole("row");
   await expect(rows).toHaveCount(2);
   await shot(page, "events-search");
   await rows.nth(1).getByRole("link").first().click();

@@ -3,6 +3,7 @@ import { cliActor } from "@/lib/admin/audit";
 import { EncryptionKeyError, rotateEncryptionKey } from "@/lib/admin/secret-keys";
 import { closeDb } from "@/lib/platform/db";
 import { prepareDatabase, type PreparedDatabase } from "@/lib/platform/database-runtime";
+import { alertCommands } from "@/workers/cli/alert-commands";
 import { caseCommands } from "@/workers/cli/case-commands";
 import { CommandFailed, parseCommand, UsageError, usage, type Command } from "@/workers/cli/framework";
 import { eventCommands } from "@/workers/cli/event-commands";
@@ -43,6 +44,7 @@ export const commands: Command[] = [
   ...reconCommands,
   ...ledgerCommands,
   ...caseCommands,
+  ...alertCommands,
 ];
 
 function help(): string {

@@ -6,6 +6,7 @@
 // peer is one of TALLY_TRUSTED_PROXIES.
 import http from "node:http";
 import next from "next";
+import { type AckWatch, evaluateAckAlerts } from "@/lib/alerts/ack-rule";
 import { PEER_HEADER } from "@/lib/auth/client-address";
 import { config } from "@/lib/platform/config";
 
@@ -21,3 +22,21 @@ http
     void handle(req, res);
   })
   .listen(port, () => console.log(JSON.stringify({ event: "web.listening", port })));
+
+// The ack-latency alert is judged here: the histogram it reads lives in this
+// process (lib/alerts/ack-rule.ts). A failed pass is logged and tried next tick.
+const watch: AckWatch = { overSince: null };
+setInterval(() => {
+  evaluateAckAlerts(watch).then(
+    (passes) => {
+      for (const p of passes)
+        for (const [event, list] of [
+          ["alert.opened", p.opened],
+          ["alert.resolved", p.resolved],
+        ] as const)
+          for (const a of list)
+            console.log(JSON.stringify({ event, tenant: p.tenant, rule: a.rule, subject: a.subject }));
+    },
+    (error) => console.log(JSON.stringify({ event: "alerts.error", error: String(error) })),
+  );
+}, config().TALLY_ALERT_INTERVAL_MS).unref();

@@ -3,7 +3,7 @@
 import { recordAudit, type Actor } from "@/lib/admin/audit";
 import { generatePassword, hashPassword, passwordProblem } from "@/lib/auth/passwords";
 import { revokeUserSessions } from "@/lib/auth/sessions";
-import { prisma } from "@/lib/platform/db";
+import { Prisma, prisma } from "@/lib/platform/db";
 import type { Role } from "@/lib/generated/prisma/enums";
 import type { DomainResult } from "@/lib/platform/refusal";
 
@@ -100,10 +100,56 @@ export async function listUsers(): Promise<UserRow[]> {
   }));
 }
 
-// Someone must always be able to administer Tally from the dashboard.
-async function isLastActiveAdmin(userId: string): Promise<boolean> {
-  const admins = await prisma.user.findMany({ where: { role: "admin", disabledAt: null }, select: { id: true } });
-  return admins.length === 1 && admins[0]!.id === userId;
+/** Thrown inside a transaction that would leave Tally with no active admin: rolls it back; callers refuse. */
+export class LastAdminError extends Error {
+  constructor() {
+    super("This is the last active admin; make someone else admin first");
+  }
+}
+
+/**
+ * Someone must always be able to administer Tally from the dashboard, whoever demotes
+ * or disables an admin (the admin screen, or single sign-on applying the provider's
+ * groups). Every active admin's row is locked, so two admins demoting each other at
+ * once are taken in turn: the second, under READ COMMITTED, sees the first's change
+ * (the WHERE is checked again on the row's new version) and is refused. A count read
+ * before the transaction let both through.
+ */
+async function refuseLosingLastAdmin(tx: Prisma.TransactionClient, userId: string): Promise<void> {
+  const admins = await tx.$queryRaw<{ id: string }[]>(
+    Prisma.sql`SELECT id FROM users WHERE role = 'admin' AND disabled_at IS NULL ORDER BY id FOR UPDATE`,
+  );
+  if (admins.length === 1 && admins[0]!.id === userId) throw new LastAdminError();
+}
+
+type UserAudit = (action: string, details: Record<string, unknown>) => Promise<unknown>;
+
+/**
+ * Sets a user's role, and their tenant memberships unless `tenants` is null, where they
+ * differ from what they are, with one audit entry per change. Shared by the admin screen
+ * (updateUser) and single sign-on, which applies what the provider's groups grant.
+ * Throws LastAdminError, before writing anything, when it would demote the last active admin.
+ */
+export async function applyRoleAndTenants(
+  tx: Prisma.TransactionClient,
+  user: { id: string; role: string; tenants: { tenant: { slug: string } }[] },
+  role: Role,
+  tenants: { id: string; slug: string }[] | null,
+  audit: UserAudit,
+): Promise<void> {
+  const userId = user.id;
+  if (role !== user.role) {
+    if (user.role === "admin") await refuseLosingLastAdmin(tx, userId);
+    await tx.user.update({ where: { id: userId }, data: { role } });
+    await audit("user.role_change", { from: user.role, to: role });
+  }
+  if (!tenants) return;
+  const before = user.tenants.map((m) => m.tenant.slug).sort();
+  const after = tenants.map((t) => t.slug).sort();
+  if (before.join() === after.join()) return;
+  await tx.tenantMember.deleteMany({ where: { userId, tenantId: { notIn: tenants.map((t) => t.id) } } });
+  await tx.tenantMember.createMany({ data: tenants.map((t) => ({ userId, tenantId: t.id })), skipDuplicates: true });
+  await audit("user.tenants_change", { from: before, to: after });
 }
 
 export type UserChange = { role?: string; tenants?: string[]; disabled?: boolean; reason?: string | null };
@@ -129,46 +175,33 @@ export async function updateUser(userId: string, change: UserChange, actor: Acto
     };
   if (role !== "admin" && tenants.length === 0)
     return { ok: false, reason: "no_tenant", message: `A ${role} user must belong to at least one tenant` };
-  const demotesOrDisables =
-    (role !== "admin" && user.role === "admin") || (change.disabled === true && user.role === "admin");
-  if (demotesOrDisables && !user.disabledAt && (await isLastActiveAdmin(userId)))
-    return { ok: false, reason: "last_admin", message: "This is the last active admin; make someone else admin first" };
-
-  await prisma.$transaction(async (tx) => {
-    const audit = (action: string, details: Record<string, unknown>) =>
-      recordAudit(tx, {
-        actor,
-        action,
-        subjectType: "user",
-        subjectId: userId,
-        reason: change.reason ?? null,
-        details: { email: user.email, ...details },
-      });
-    if (role !== user.role) {
-      await tx.user.update({ where: { id: userId }, data: { role } });
-      await audit("user.role_change", { from: user.role, to: role });
-    }
-    if (change.tenants) {
-      const before = user.tenants.map((m) => m.tenant.slug).sort();
-      const after = tenants.map((t) => t.slug).sort();
-      if (before.join() !== after.join()) {
-        await tx.tenantMember.deleteMany({ where: { userId, tenantId: { notIn: tenants.map((t) => t.id) } } });
-        await tx.tenantMember.createMany({
-          data: tenants.map((t) => ({ userId, tenantId: t.id })),
-          skipDuplicates: true,
+  try {
+    await prisma.$transaction(async (tx) => {
+      const audit = (action: string, details: Record<string, unknown>) =>
+        recordAudit(tx, {
+          actor,
+          action,
+          subjectType: "user",
+          subjectId: userId,
+          reason: change.reason ?? null,
+          details: { email: user.email, ...details },
         });
-        await audit("user.tenants_change", { from: before, to: after });
+      if (change.disabled === true && !user.disabledAt && user.role === "admin")
+        await refuseLosingLastAdmin(tx, userId);
+      await applyRoleAndTenants(tx, user, role, change.tenants ? tenants : null, audit);
+      if (change.disabled === true && !user.disabledAt) {
+        await tx.user.update({ where: { id: userId }, data: { disabledAt: new Date() } });
+        await audit("user.disable", {});
+        await revokeUserSessions(tx, userId, actor, change.reason ?? "user disabled");
+      } else if (change.disabled === false && user.disabledAt) {
+        await tx.user.update({ where: { id: userId }, data: { disabledAt: null } });
+        await audit("user.enable", {});
       }
-    }
-    if (change.disabled === true && !user.disabledAt) {
-      await tx.user.update({ where: { id: userId }, data: { disabledAt: new Date() } });
-      await audit("user.disable", {});
-      await revokeUserSessions(tx, userId, actor, change.reason ?? "user disabled");
-    } else if (change.disabled === false && user.disabledAt) {
-      await tx.user.update({ where: { id: userId }, data: { disabledAt: null } });
-      await audit("user.enable", {});
-    }
-  });
+    });
+  } catch (error) {
+    if (error instanceof LastAdminError) return { ok: false, reason: "last_admin", message: error.message };
+    throw error;
+  }
   const row = (await listUsers()).find((u) => u.id === userId)!;
   return { ok: true, value: row };
 }

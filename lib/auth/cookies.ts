@@ -41,11 +41,39 @@ export function clearedSessionCookie(request: Request): string {
 
 /** The session cookie's value from a Cookie header, if any. */
 export function readSessionCookie(cookieHeader: string | null): string | null {
+  return readCookie(cookieHeader, SESSION_COOKIE);
+}
+
+/**
+ * The single sign-on under way: a random handle to its row, for the callback only
+ * (Path), gone after ten minutes. SameSite=Lax: the provider sends the browser back with
+ * a top-level GET, which Lax cookies accompany and cross-site subrequests do not.
+ */
+export const OIDC_COOKIE = "tally_oidc";
+const OIDC_COOKIE_PATH = "/api/auth/oidc";
+
+export function oidcCookie(request: Request, value: string, maxAgeSeconds: number): string {
+  return [
+    `${OIDC_COOKIE}=${value}`,
+    `Path=${OIDC_COOKIE_PATH}`,
+    `Max-Age=${maxAgeSeconds}`,
+    "HttpOnly",
+    "SameSite=Lax",
+    ...(cookieSecure(request) ? ["Secure"] : []),
+  ].join("; ");
+}
+
+export function clearedOidcCookie(request: Request): string {
+  return oidcCookie(request, "", 0);
+}
+
+/** A cookie's value from a Cookie header, if any. */
+export function readCookie(cookieHeader: string | null, name: string): string | null {
   if (!cookieHeader) return null;
   for (const part of cookieHeader.split(";")) {
     const eq = part.indexOf("=");
     if (eq < 0) continue;
-    if (part.slice(0, eq).trim() === SESSION_COOKIE) return part.slice(eq + 1).trim() || null;
+    if (part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim() || null;
   }
   return null;
 }

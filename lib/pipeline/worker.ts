@@ -1,5 +1,6 @@
-// The worker: three loops in one process. Claim-and-commit (woken by NOTIFY,
-// polling as the safety net), the outbox dispatcher, and the sweep timer.
+// The worker: loops in one process. Claim-and-commit (woken by NOTIFY, polling
+// as the safety net), the outbox dispatcher, the sweep timer, the schedule, and
+// the alert rules with their notifications' dispatcher.
 // Safe as several replicas: every take is SKIP LOCKED or advisory-locked.
 import pg from "pg";
 import { pickUpReceived, takeReleasedClaims, type OwnedClaim } from "@/lib/pipeline/claim";
@@ -10,6 +11,8 @@ import { pauseIfFaultAt } from "@/lib/pipeline/fault";
 import { databaseUrl, isDatabaseUnavailable } from "@/lib/platform/db";
 import { dispatchOutbox } from "@/lib/pipeline/outbox";
 import { configuredTransport, type ReceiptTransport } from "@/lib/pipeline/receipt-transport";
+import { dispatchAlertNotifications } from "@/lib/alerts/deliver";
+import { evaluateAlerts } from "@/lib/alerts/evaluate";
 import { runDueGapChecks } from "@/lib/recon/gap-check";
 import { runDueReconciliations } from "@/lib/recon/schedule";
 import { holdClaims } from "@/lib/pipeline/holder";
@@ -206,6 +209,8 @@ export type WorkerOptions = {
   sweeper?: boolean;
   /** Run the daily reconciliation when due (default true; one run per tenant, provider and day across replicas). */
   scheduler?: boolean;
+  /** Evaluate the alert rules every TALLY_ALERT_INTERVAL_MS and deliver their notifications (default true; safe across replicas). */
+  alerts?: boolean;
 };
 
 const SCHEDULER_TICK_MS = 60_000;
@@ -326,6 +331,37 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
           return "idle";
         },
         () => sleepUnlessAborted(SCHEDULER_TICK_MS, signal),
+      ),
+    );
+  }
+  if (options.alerts ?? true) {
+    loops.push(
+      loop(
+        "alerts",
+        signal,
+        log,
+        async () => {
+          for (const t of await evaluateAlerts())
+            for (const [event, list] of [
+              ["alert.opened", t.opened],
+              ["alert.resolved", t.resolved],
+            ] as const)
+              for (const a of list) log(event, { tenant: t.tenant, rule: a.rule, subject: a.subject });
+          return "idle";
+        },
+        () => sleepUnlessAborted(c.TALLY_ALERT_INTERVAL_MS, signal),
+      ),
+      // Its own loop, not the receipts': a mail server that hangs must not hold receipts back.
+      loop(
+        "alert_notifications",
+        signal,
+        log,
+        async () => {
+          const r = await dispatchAlertNotifications();
+          if (r.failed) log("alert_notification.failed", { failed: r.failed, dead: r.dead });
+          return r.leased > 0 ? "busy" : "idle";
+        },
+        () => wakeups.wait([OUTBOX_CHANNEL], c.TALLY_OUTBOX_POLL_MS, signal),
       ),
     );
   }

@@ -84,3 +84,43 @@ describe("fault hooks in production", () => {
     expect(read({ NODE_ENV: "production", TALLY_FAULT_PAUSE_AT: "" }).TALLY_FAULT_PAUSE_AT).toBe("");
   });
 });
+
+describe("single sign-on settings", () => {
+  const complete = {
+    TALLY_OIDC_ISSUER: "https://idp.example.com/realms/tally",
+    TALLY_OIDC_CLIENT_ID: "tally",
+    TALLY_OIDC_CLIENT_SECRET: "s3cret",
+    TALLY_OIDC_REDIRECT_BASE_URL: "https://tally.example.com",
+    TALLY_OIDC_ROLE_MAP: "tally-admins=*:admin",
+  };
+
+  it("are off when unset or empty, and read when complete", () => {
+    expect(read({}).TALLY_OIDC_ISSUER).toBeUndefined();
+    expect(read({ TALLY_OIDC_ISSUER: "", TALLY_OIDC_ROLE_MAP: "" }).TALLY_OIDC_ROLE_MAP).toBeUndefined();
+    expect(read(complete).TALLY_OIDC_ROLE_MAP).toEqual([{ group: "tally-admins", tenant: "*", role: "admin" }]);
+  });
+
+  it("name each missing variable when only some are set", () => {
+    expect(() => read({ TALLY_OIDC_ISSUER: complete.TALLY_OIDC_ISSUER })).toThrow(
+      /TALLY_OIDC_CLIENT_ID: is required for single sign-on.*TALLY_OIDC_ROLE_MAP: is required/,
+    );
+  });
+
+  it("refuse a role map they cannot read, naming the entry", () => {
+    expect(() => read({ ...complete, TALLY_OIDC_ROLE_MAP: "finance=acme:boss" })).toThrow(
+      /TALLY_OIDC_ROLE_MAP: "finance=acme:boss": role must be one of/,
+    );
+  });
+
+  it("refuse a plain-http issuer unless it is a loopback test provider, and in production unless told", () => {
+    expect(() => read({ ...complete, TALLY_OIDC_ISSUER: "http://idp.example.com" })).toThrow(
+      /TALLY_OIDC_ISSUER: must be https/,
+    );
+    expect(read({ ...complete, TALLY_OIDC_ISSUER: "http://127.0.0.1:4444" }).TALLY_OIDC_ISSUER).toBe(
+      "http://127.0.0.1:4444",
+    );
+    expect(() => read({ ...complete, NODE_ENV: "production", TALLY_OIDC_ISSUER: "http://127.0.0.1:4444" })).toThrow(
+      /TALLY_OIDC_ISSUER: is plain http, refused with NODE_ENV=production/,
+    );
+  });
+});

@@ -2,6 +2,7 @@
 // Nothing else reads process.env: a typo in a variable name fails here, loudly.
 import { isIP } from "node:net";
 import { z } from "zod";
+import { parseRoleMap } from "@/lib/auth/oidc/role-map";
 
 const int = (fallback: number) => z.coerce.number().int().nonnegative().default(fallback);
 
@@ -62,6 +63,14 @@ const urlPrefixes = z
     return prefixes;
   });
 
+/** Unset and empty are the same: an ops template often writes VAR= for "not used". */
+const optionalText = z.preprocess(
+  (v) => (typeof v === "string" && v.trim() === "" ? undefined : v),
+  z.string().optional(),
+);
+
+const LOOPBACK_HOST = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
+
 const schema = z
   .object({
     DATABASE_URL: z.string().url().optional(),
@@ -116,6 +125,29 @@ const schema = z
     TALLY_RECEIPT_FROM: z.string().default("receipts@tally.local"),
     /// Where SMTP receipts go when the payload names no recipient (e.g. a finance mailbox).
     TALLY_RECEIPT_TO: z.string().optional(),
+
+    /// Alerts (lib/alerts/): how often the worker evaluates the rules, the retry schedule of a
+    /// notification that failed to arrive (dead when it runs out), the mail server and sender
+    /// of email channels (TALLY_SMTP_URL when unset), and the rules' thresholds.
+    TALLY_ALERT_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
+    TALLY_ALERT_RETRY_SCHEDULE: durations("10s,1m,5m,15m,1h,3h,6h"),
+    TALLY_ALERT_SMTP_URL: z.string().optional(),
+    TALLY_ALERT_FROM: z.string().default("alerts@tally.local"),
+    /// Stuck claims (held past TALLY_STALE_CLAIM_MS, or waiting that long) above this many open the alert.
+    TALLY_ALERT_STUCK_CLAIMS: int(0),
+    /// A provider's discrepancy trend is judged once it has this many reconciled days.
+    TALLY_ALERT_TREND_MIN_DAYS: z.coerce.number().int().positive().default(3),
+    /// The web process opens the ack-latency alert once the p99 over TALLY_ACK_RECENT_WINDOW_MS has been
+    /// over TALLY_ACK_SLO_MS for this many minutes in a row.
+    TALLY_ALERT_ACK_MINUTES: int(5),
+    /// The daily reconciliation "did not run" once this long has passed its scheduled time without a run.
+    TALLY_ALERT_RECON_GRACE_MS: int(2 * 3600_000),
+    /// Where people reach the dashboard (scheme://host[:port], no path): the links in notifications.
+    TALLY_PUBLIC_URL: z
+      .string()
+      .url()
+      .default("http://localhost:3000")
+      .transform((v) => v.replace(/\/+$/, "")),
 
     /// Reconciliation.
     TALLY_RECON_LOOKBACK_DAYS: int(3),
@@ -193,6 +225,33 @@ const schema = z
         }
       }),
 
+    /// Single sign-on (OpenID Connect), off unless TALLY_OIDC_ISSUER is set; then the client id,
+    /// secret, redirect base URL and role map are required too. The redirect URI to register
+    /// at the provider is <TALLY_OIDC_REDIRECT_BASE_URL>/api/auth/oidc/callback. An http issuer
+    /// is accepted only on a loopback host (a provider started by tests), and under
+    /// NODE_ENV=production only with TALLY_ALLOW_INSECURE_SIMULATORS=1 as well.
+    TALLY_OIDC_ISSUER: optionalText.pipe(z.string().url().optional()),
+    TALLY_OIDC_CLIENT_ID: optionalText,
+    TALLY_OIDC_CLIENT_SECRET: optionalText,
+    TALLY_OIDC_REDIRECT_BASE_URL: optionalText.pipe(z.string().url().optional()),
+    /// Shown on the sign-in page as "Sign in with <name>".
+    TALLY_OIDC_NAME: z.string().trim().min(1).default("single sign-on"),
+    TALLY_OIDC_SCOPES: z.string().trim().min(1).default("openid email profile"),
+    /// The ID token claim holding the person's groups (a string or a list of strings); a
+    /// dotted path reaches into objects (Keycloak's "realm_access.roles").
+    TALLY_OIDC_GROUPS_CLAIM: z.string().trim().min(1).default("groups"),
+    /// group=tenant:role, comma- or newline-separated (tally-admins=*:admin, acme-ops=acme:ops),
+    /// or JSON {"group": "tenant:role" | ["tenant:role", ...]}. See lib/auth/oidc/role-map.ts.
+    TALLY_OIDC_ROLE_MAP: optionalText.transform((v, ctx) => {
+      if (v === undefined) return undefined;
+      const r = parseRoleMap(v);
+      if (typeof r === "string") {
+        ctx.addIssue({ code: "custom", message: r });
+        return z.NEVER;
+      }
+      return r;
+    }),
+
     /// PayPal signing certificates are fetched only from PayPal's hosts over https. For
     /// provider simulators and tests only (npm run replay, npm run provider-sim): more URL
     /// prefixes, comma-separated (e.g. "http://127.0.0.1:4011/"), whose certificates are
@@ -219,6 +278,50 @@ const schema = z
     NODE_ENV: z.string().default("development"),
   })
   .superRefine((c, ctx) => {
+    const oidcNeeds = {
+      TALLY_OIDC_ISSUER: c.TALLY_OIDC_ISSUER,
+      TALLY_OIDC_CLIENT_ID: c.TALLY_OIDC_CLIENT_ID,
+      TALLY_OIDC_CLIENT_SECRET: c.TALLY_OIDC_CLIENT_SECRET,
+      TALLY_OIDC_REDIRECT_BASE_URL: c.TALLY_OIDC_REDIRECT_BASE_URL,
+      TALLY_OIDC_ROLE_MAP: c.TALLY_OIDC_ROLE_MAP,
+    };
+    const set = Object.entries(oidcNeeds).filter(([, v]) => v !== undefined);
+    if (set.length > 0) {
+      for (const [name, v] of Object.entries(oidcNeeds))
+        if (v === undefined)
+          ctx.addIssue({
+            code: "custom",
+            path: [name],
+            message: `is required for single sign-on (${set.map(([n]) => n).join(", ")} ${set.length > 1 ? "are" : "is"} set)`,
+          });
+    }
+    if (c.TALLY_OIDC_ISSUER) {
+      const issuer = new URL(c.TALLY_OIDC_ISSUER);
+      if (issuer.protocol !== "https:" && issuer.protocol !== "http:")
+        ctx.addIssue({ code: "custom", path: ["TALLY_OIDC_ISSUER"], message: "must be an https URL" });
+      else if (issuer.protocol === "http:" && !LOOPBACK_HOST.test(issuer.hostname))
+        ctx.addIssue({
+          code: "custom",
+          path: ["TALLY_OIDC_ISSUER"],
+          message: "must be https: tokens and the sign-in itself would cross the network in the clear",
+        });
+      else if (issuer.protocol === "http:" && c.NODE_ENV === "production" && !c.TALLY_ALLOW_INSECURE_SIMULATORS)
+        ctx.addIssue({
+          code: "custom",
+          path: ["TALLY_OIDC_ISSUER"],
+          message:
+            "is plain http, refused with NODE_ENV=production unless TALLY_ALLOW_INSECURE_SIMULATORS=1 (test providers only)",
+        });
+    }
+    if (c.TALLY_OIDC_REDIRECT_BASE_URL) {
+      const base = new URL(c.TALLY_OIDC_REDIRECT_BASE_URL);
+      if ((base.protocol !== "https:" && base.protocol !== "http:") || base.search || base.hash || base.username)
+        ctx.addIssue({
+          code: "custom",
+          path: ["TALLY_OIDC_REDIRECT_BASE_URL"],
+          message: "must be Tally's public http(s) address, without credentials, query or fragment",
+        });
+    }
     if (
       c.TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES.length > 0 &&
       c.NODE_ENV === "production" &&

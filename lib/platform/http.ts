@@ -51,6 +51,9 @@ const STATUS_BY_REASON: Record<Reason, number> = {
   invalid_secret: 400,
   invalid_tolerance: 400,
   invalid_email: 400,
+  invalid_url: 400,
+  // A test notification the channel's receiver refused or never answered: the receiver is at fault, not Tally.
+  delivery_failed: 502,
   invalid_role: 400,
   weak_password: 400,
   no_tenant: 400,

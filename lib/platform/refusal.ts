@@ -15,6 +15,8 @@ export type Reason =
   | "invalid_secret"
   | "invalid_tolerance"
   | "invalid_email"
+  | "invalid_url"
+  | "delivery_failed"
   | "invalid_role"
   | "weak_password"
   | "no_tenant"

@@ -23,6 +23,7 @@ import { startWorkerProcess, type WorkerProcess } from "@/dev/testing/worker-pro
 
 const RATE_PER_SECOND = 20;
 const BEFORE_MS = 3000;
+const DURING_MIN_MS = 1500;
 
 let tenant: TestTenant;
 let token: string;
@@ -130,21 +131,29 @@ describe("a hostile report uploaded while webhooks are acknowledged", () => {
 
     const load = sendWebhooks();
     await new Promise((r) => setTimeout(r, BEFORE_MS));
+    // Uploaded again until the window holds enough acknowledgements to judge a p99 (at 20/s,
+    // 1.5 s): one upload took 547 ms on an idle machine, 10 samples, too few to say anything.
     const uploadStarted = performance.now();
-    const res = await uploadReport(report);
-    const answer = (await res.json()) as { error: { code: string; message: string } };
+    const answers: { status: number; body: { error: { code: string; message: string } } }[] = [];
+    do {
+      const res = await uploadReport(report);
+      answers.push({ status: res.status, body: await res.json() });
+    } while (performance.now() - uploadStarted < DURING_MIN_MS);
     const uploadEnded = performance.now();
     await load.stop();
 
-    expect(res.status, JSON.stringify(answer)).toBeGreaterThanOrEqual(400);
-    expect(res.status).toBeLessThan(500);
-    expect(answer.error.message).toMatch(/row \d+, column \d+: a quoted field is never closed/);
+    for (const a of answers) {
+      expect(a.status, JSON.stringify(a.body)).toBeGreaterThanOrEqual(400);
+      expect(a.status).toBeLessThan(500);
+      expect(a.body.error.message).toMatch(/row \d+, column \d+: a quoted field is never closed/);
+    }
     expect(load.acks.every((a) => a.status === 200)).toBe(true);
     const before = load.acks.filter((a) => a.scheduled < uploadStarted).map((a) => a.latencyMs);
     const during = load.acks
       .filter((a) => a.scheduled >= uploadStarted && a.scheduled < uploadEnded)
       .map((a) => a.latencyMs);
     const figures = {
+      uploads: answers.length,
       uploadMs: Math.round(uploadEnded - uploadStarted),
       before: { n: before.length, p99: +p99(before).toFixed(1) },
       during: { n: during.length, p99: +p99(during).toFixed(1) },

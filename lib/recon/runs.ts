@@ -2,7 +2,7 @@
 // it, bucket counts, duration, outcome) and one run's discrepancies by bucket.
 // Matched lines are counted, never stored one by one.
 import { prisma } from "@/lib/platform/db";
-import type { DiscrepancyBucket } from "@/lib/generated/prisma/enums";
+import type { DiscrepancyBucket, Provider } from "@/lib/generated/prisma/enums";
 
 /**
  * What started a run, in words: the daily schedule, a person, an API token, the
@@ -29,6 +29,23 @@ export function runStarter(run: { actorType: string; actorLabel: string; schedul
   if (run.actorLabel === DEMO_LABEL) return { kind: "demo", label: "the demo, at start-up" };
   if (run.actorLabel === "demo seed") return { kind: "demo", label: "the demo's seeded history" };
   return { kind: "system", label: run.actorLabel };
+}
+
+/** The newest run of a tenant (of one provider when given): the overview's "last run", the alert on a failed run. */
+export function latestReconRun(tenantId: string, provider?: Provider) {
+  return prisma.reconRun.findFirst({
+    where: { tenantId, ...(provider && { provider }) },
+    orderBy: { id: "desc" },
+    select: {
+      id: true,
+      provider: true,
+      status: true,
+      startedAt: true,
+      finishedAt: true,
+      error: true,
+      scheduledFor: true,
+    },
+  });
 }
 
 export async function listRuns(tenantId: string, o: { limit?: number; beforeId?: bigint } = {}) {

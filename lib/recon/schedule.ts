@@ -44,22 +44,33 @@ export type ScheduledOutcome = {
   message?: string;
 };
 
-/** Runs every due daily reconciliation; a no-op before the scheduled time or when it is "off". */
-export async function runDueReconciliations(now = new Date()): Promise<ScheduledOutcome[]> {
+/** When the daily run of this UTC day is due; null when the schedule is "off". */
+export function scheduledTimeOn(day: Date): Date | null {
   const schedule = config().TALLY_RECON_SCHEDULE;
-  if (schedule === "off") return [];
+  if (schedule === "off") return null;
   const [hh, mm] = schedule.split(":").map(Number) as [number, number];
-  const today = startOfUtcDay(now);
-  if (now.getTime() < today.getTime() + (hh * 60 + mm) * 60_000) return [];
+  return new Date(startOfUtcDay(day).getTime() + (hh * 60 + mm) * 60_000);
+}
+
+/** The endpoints the daily schedule reconciles (one tenant's when given): enabled, with a settlement API and its key. */
+export async function scheduledEndpoints(tenantId?: string) {
   const endpoints = await prisma.providerEndpoint.findMany({
-    where: { enabled: true },
+    where: { enabled: true, ...(tenantId && { tenantId }) },
     select: { tenantId: true, provider: true, settings: true },
   });
+  return endpoints
+    .map((e) => ({ ...e, settings: (e.settings ?? {}) as Record<string, unknown> }))
+    .filter((e) => settlementSourceFor(e.provider) && e.settings.apiKey);
+}
+
+/** Runs every due daily reconciliation; a no-op before the scheduled time or when it is "off". */
+export async function runDueReconciliations(now = new Date()): Promise<ScheduledOutcome[]> {
+  const today = startOfUtcDay(now);
+  const due = scheduledTimeOn(today);
+  if (due === null || now.getTime() < due.getTime()) return [];
   const outcomes: ScheduledOutcome[] = [];
-  for (const e of endpoints) {
-    const settings = (e.settings ?? {}) as Record<string, unknown>;
-    // Only endpoints with a settlement API to ask; report files are imported by people.
-    if (!settlementSourceFor(e.provider) || !settings.apiKey) continue;
+  for (const e of await scheduledEndpoints()) {
+    const settings = e.settings;
     const done = await prisma.reconRun.findUnique({
       where: { tenantId_provider_scheduledFor: { tenantId: e.tenantId, provider: e.provider, scheduledFor: today } },
     });

@@ -8,6 +8,7 @@ import { Prisma, prisma } from "@/lib/platform/db";
 import type { CaseStatus } from "@/lib/generated/prisma/enums";
 import { discrepancyHistory, trendVerdict, type DayPoint, type Verdict } from "@/lib/recon/trend";
 import { countStuck, type StuckCounts } from "@/lib/views/stuck-claims";
+import { latestReconRun } from "@/lib/recon/runs";
 
 const DAY = 86_400_000;
 export const OVERVIEW_RANGES = [30, 90] as const;
@@ -97,6 +98,16 @@ export type Overview = {
   generatedAt: Date;
 };
 
+/** The reconciliation's own alerts (webhook silence) not cleared yet, newest first; lib/alerts/rules.ts notifies them. */
+export function unclearedAlerts(tenantId: string, take = 20) {
+  return prisma.alert.findMany({
+    where: { tenantId, clearedAt: null },
+    orderBy: { raisedAt: "desc" },
+    take,
+    select: { id: true, provider: true, kind: true, message: true, raisedAt: true },
+  });
+}
+
 export async function overview(
   tenantId: string,
   o: { days: OverviewRange; staleMs: number; now?: Date },
@@ -123,17 +134,8 @@ export async function overview(
       where: { tenantId, status: { in: [...OPEN_STATUSES] } },
       _count: { _all: true },
     }),
-    prisma.alert.findMany({
-      where: { tenantId, clearedAt: null },
-      orderBy: { raisedAt: "desc" },
-      take: 20,
-      select: { id: true, provider: true, kind: true, message: true, raisedAt: true },
-    }),
-    prisma.reconRun.findFirst({
-      where: { tenantId },
-      orderBy: { id: "desc" },
-      select: { id: true, provider: true, status: true, startedAt: true, finishedAt: true, error: true },
-    }),
+    unclearedAlerts(tenantId),
+    latestReconRun(tenantId),
     prisma.gapCheck.findFirst({
       where: { tenantId },
       orderBy: { startedAt: "desc" },

@@ -1,7 +1,10 @@
-// Events: search a tenant's raw events by reference, status, provider and dates.
+// Events: search a tenant's raw events by reference, status, provider and dates; ops
+// send back every failed or ignored event the filter matches at once (bulk reprocessing).
+import { BulkReprocess } from "@/components/events/bulk-reprocess";
 import { EventsTable, type EventPage } from "@/components/events-table";
 import { NoAccess } from "@/components/states";
 import { requirePage } from "@/lib/auth/page-access";
+import { mayDo } from "@/lib/auth/roles";
 import { RAW_EVENT_STATUSES, searchEvents } from "@/lib/views/events";
 import type { RawEventStatus } from "@/lib/generated/prisma/enums";
 import { DayRange, formValues, ProviderSelect, type Search } from "@/components/filter-fields";
@@ -46,6 +49,7 @@ export default async function EventsPage({
         <DayRange values={raw} />
         <button type="submit">Search</button>
       </form>
+      {mayDo(principal.role, "reprocess") && q.success && <BulkReprocess tenant={slug} filter={raw} />}
       {q.success ? (
         <EventsTable
           tenant={slug}
