@@ -124,6 +124,19 @@ async function refuseLosingLastAdmin(tx: Prisma.TransactionClient, userId: strin
 
 type UserAudit = (action: string, details: Record<string, unknown>) => Promise<unknown>;
 
+/** Audits changes to one user in the transaction making them: who, why, and `base` (the email, how) in every entry. */
+export const userAudit =
+  (tx: Prisma.TransactionClient, actor: Actor, userId: string, reason: string | null, base: Record<string, unknown>) =>
+  (action: string, details: Record<string, unknown>) =>
+    recordAudit(tx, {
+      actor,
+      action,
+      subjectType: "user",
+      subjectId: userId,
+      reason,
+      details: { ...base, ...details },
+    });
+
 /**
  * Sets a user's role, and their tenant memberships unless `tenants` is null, where they
  * differ from what they are, with one audit entry per change. Shared by the admin screen
@@ -177,15 +190,7 @@ export async function updateUser(userId: string, change: UserChange, actor: Acto
     return { ok: false, reason: "no_tenant", message: `A ${role} user must belong to at least one tenant` };
   try {
     await prisma.$transaction(async (tx) => {
-      const audit = (action: string, details: Record<string, unknown>) =>
-        recordAudit(tx, {
-          actor,
-          action,
-          subjectType: "user",
-          subjectId: userId,
-          reason: change.reason ?? null,
-          details: { email: user.email, ...details },
-        });
+      const audit = userAudit(tx, actor, userId, change.reason ?? null, { email: user.email });
       if (change.disabled === true && !user.disabledAt && user.role === "admin")
         await refuseLosingLastAdmin(tx, userId);
       await applyRoleAndTenants(tx, user, role, change.tenants ? tenants : null, audit);

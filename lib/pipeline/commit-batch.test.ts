@@ -23,6 +23,32 @@ afterEach(async () => {
 
 const send = async (event: object) => expect((await deliver(stripeRequest(tenant, event))).status).toBe(200);
 const customer = (account: string) => balanceOf(tenant.id, `customer:${account}`, "USD");
+
+/**
+ * Makes the database refuse the posting of one reference, raising `message`: when it
+ * is inserted, or (a deferred constraint trigger) only at COMMIT. Returns the undo.
+ */
+async function refusePostingOf(
+  reference: string,
+  message: string,
+  when: "at insert" | "at commit",
+): Promise<() => Promise<void>> {
+  const name = when === "at insert" ? "test_refuse_insert" : "test_refuse_commit";
+  await prisma.$executeRawUnsafe(`
+    CREATE OR REPLACE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF NEW.provider_reference = '${reference}' THEN RAISE EXCEPTION '${message} %', NEW.provider_reference; END IF;
+      RETURN NEW;
+    END $$`);
+  await prisma.$executeRawUnsafe(
+    when === "at insert"
+      ? `CREATE TRIGGER ${name} BEFORE INSERT ON postings FOR EACH ROW EXECUTE FUNCTION ${name}()`
+      : `CREATE CONSTRAINT TRIGGER ${name} AFTER INSERT ON postings DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION ${name}()`,
+  );
+  return async () => {
+    await prisma.$executeRawUnsafe(`DROP TRIGGER ${name} ON postings`);
+  };
+}
 const postingsOf = (reference: string) =>
   prisma.posting.count({ where: { tenantId: tenant.id, providerReference: reference } });
 const claimOf = (reference: string) =>
@@ -113,15 +139,7 @@ describe("a batch commit", () => {
   it("a member whose write fails is given back with a back-off; the others commit", async () => {
     const batch = payments(3, "poison");
     const poison = ref(batch[1]!);
-    await prisma.$executeRawUnsafe(`
-      CREATE OR REPLACE FUNCTION test_poison() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        IF NEW.provider_reference = '${poison}' THEN RAISE EXCEPTION 'poisoned posting %', NEW.provider_reference; END IF;
-        RETURN NEW;
-      END $$`);
-    await prisma.$executeRawUnsafe(
-      "CREATE TRIGGER test_poison BEFORE INSERT ON postings FOR EACH ROW EXECUTE FUNCTION test_poison()",
-    );
+    const allow = await refusePostingOf(poison, "poisoned posting", "at insert");
     try {
       for (const p of batch) await send(p);
       await processOnce(silent);
@@ -132,7 +150,7 @@ describe("a batch commit", () => {
       expect(failed.lastError).toMatch(/^commit failed: .*poisoned posting/s);
       expect(failed.retryAt!.getTime()).toBeGreaterThan(Date.now());
     } finally {
-      await prisma.$executeRawUnsafe("DROP TRIGGER test_poison ON postings");
+      await allow();
     }
     await drainAll();
     expect(await postingsOf(poison)).toBe(1);
@@ -142,16 +160,8 @@ describe("a batch commit", () => {
   it("a batch that fails as a whole, at COMMIT, is retried member by member", async () => {
     const batch = payments(3, "atcommit");
     const poison = ref(batch[1]!);
-    // A deferred check: it fires only at COMMIT, after every savepoint was released.
-    await prisma.$executeRawUnsafe(`
-      CREATE OR REPLACE FUNCTION test_at_commit() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        IF NEW.provider_reference = '${poison}' THEN RAISE EXCEPTION 'refused at commit %', NEW.provider_reference; END IF;
-        RETURN NEW;
-      END $$`);
-    await prisma.$executeRawUnsafe(
-      "CREATE CONSTRAINT TRIGGER test_at_commit AFTER INSERT ON postings DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION test_at_commit()",
-    );
+    // A deferred check: it fires only at COMMIT, after every member's write succeeded.
+    const allow = await refusePostingOf(poison, "refused at commit", "at commit");
     try {
       for (const p of batch) await send(p);
       const { claims } = await pickUpReceived(50);
@@ -162,7 +172,7 @@ describe("a batch commit", () => {
       expect(await postingsOf(ref(batch[0]!))).toBe(1);
       expect(await postingsOf(ref(batch[2]!))).toBe(1);
     } finally {
-      await prisma.$executeRawUnsafe("DROP TRIGGER test_at_commit ON postings");
+      await allow();
     }
     await prisma.processedEvent.updateMany({
       where: { providerReference: poison },

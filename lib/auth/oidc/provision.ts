@@ -3,7 +3,7 @@
 // now say. Every change is audited in the same transaction, naming the identity
 // provider as who, the groups as why.
 import { type Actor, recordAudit } from "@/lib/admin/audit";
-import { applyRoleAndTenants, LastAdminError } from "@/lib/admin/users";
+import { applyRoleAndTenants, LastAdminError, userAudit } from "@/lib/admin/users";
 import type { OidcSettings } from "@/lib/auth/oidc/provider";
 import type { OidcRefusal } from "@/lib/auth/oidc/refusals";
 import type { Grant } from "@/lib/auth/oidc/role-map";
@@ -138,15 +138,7 @@ async function provisionOnce(
       return created.id;
     }
     const userId = user.id;
-    const audit = (action: string, details: Record<string, unknown>) =>
-      recordAudit(tx, {
-        actor,
-        action,
-        subjectType: "user",
-        subjectId: userId,
-        reason: why,
-        details: { email: identity.email, via: "oidc", ...details },
-      });
+    const audit = userAudit(tx, actor, userId, why, { email: identity.email, via: "oidc" });
     if (linking) {
       await tx.user.update({
         where: { id: userId },
