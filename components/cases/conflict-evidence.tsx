@@ -9,7 +9,9 @@ export type ConflictRaw = {
   eventType: string | null;
   receivedAt: Date;
   body: string | null;
-  bytes: number;
+  /** null once the body was removed after the tenant's retention (bodyPurgedAt). */
+  bytes: number | null;
+  bodyPurgedAt: Date | null;
   conflicting: boolean;
 };
 export type ConflictEvidenceProps = {
@@ -52,10 +54,18 @@ export function ConflictEvidence(p: ConflictEvidenceProps) {
             <p className="small">
               {r.eventType ?? "type unknown"} · {r.status.toLowerCase()} · received {utc(r.receivedAt)} UTC
             </p>
-            <pre tabIndex={0}>{r.body ?? `${r.bytes} bytes, not UTF-8: open the event page for a hex view`}</pre>
+            <pre tabIndex={0}>{bodyOrWhyNot(r)}</pre>
           </section>
         ))}
       </div>
     </>
   );
+}
+
+/** The body as text, or why it is not shown: not UTF-8 (the event page has a hex view), or removed after retention. */
+export function bodyOrWhyNot(r: { body: string | null; bytes: number | null; bodyPurgedAt: Date | null }): string {
+  if (r.body !== null) return r.body;
+  if (r.bodyPurgedAt)
+    return `Removed ${utc(r.bodyPurgedAt)} UTC after the tenant's retention of raw bodies; its SHA-256 is on the event page`;
+  return `${r.bytes} bytes, not UTF-8: open the event page for a hex view`;
 }

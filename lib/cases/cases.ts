@@ -620,7 +620,8 @@ export async function getCase(tenantId: string, caseId: bigint) {
       receivedAt: raw.receivedAt,
       // Evidence shows the body, never a signature inside it (Adyen's hmacSignature).
       body: shownDelivery(raw).body.text,
-      bytes: raw.rawBody.length,
+      bytes: raw.rawBody?.length ?? null,
+      bodyPurgedAt: raw.bodyPurgedAt,
     },
     theirs: d.theirLine as { row: number; format: string; header: string[] | null; line: string } | null,
     runs,
@@ -666,7 +667,8 @@ async function conflictEvidence(tenantId: string, conflictId: bigint) {
       eventType: r.eventType,
       receivedAt: r.receivedAt,
       body: shownDelivery(r).body.text,
-      bytes: r.rawBody.length,
+      bytes: r.rawBody?.length ?? null,
+      bodyPurgedAt: r.bodyPurgedAt,
       conflicting: r.id === k.rawEventId,
     })),
   };

@@ -65,6 +65,7 @@ async function movementOf(claim: OwnedClaim): Promise<Movement | string> {
     select: { rawBody: true, provider: true },
   });
   if (!raw) return `raw event ${claim.rawEventId} not found`;
+  if (!raw.rawBody) return `raw event ${claim.rawEventId} has no body: removed after the tenant's retention`;
   const parsed = parseRaw(raw.provider, raw.rawBody);
   if (parsed.kind !== "money")
     return `raw event ${claim.rawEventId} no longer parses to money: ${parsed.kind === "failed" ? parsed.error : parsed.reason}`;

@@ -36,7 +36,7 @@ describe("POST /api/webhooks/{tenant}/{provider}", () => {
     const res = await deliver(stripeRequest(tenant, body));
     expect(res.status).toBe(200);
     const row = await prisma.rawEvent.findFirstOrThrow({ where: { tenantId: tenant.id }, orderBy: { id: "desc" } });
-    expect(Buffer.from(row.rawBody).equals(Buffer.from(body, "utf8"))).toBe(true);
+    expect(Buffer.from(row.rawBody!).equals(Buffer.from(body, "utf8"))).toBe(true);
     expect(row).toMatchObject({ provider: "stripe", status: "RECEIVED", source: "WEBHOOK" });
     expect(row.headers).toMatchObject({
       "stripe-signature": expect.stringMatching(/^t=\d+,v1=/),
@@ -55,7 +55,7 @@ describe("POST /api/webhooks/{tenant}/{provider}", () => {
       orderBy: { id: "desc" },
     });
     expect(row.deliveryId).toBe("msg_abc");
-    expect(Buffer.from(row.rawBody).toString()).toBe(body);
+    expect(Buffer.from(row.rawBody!).toString()).toBe(body);
   });
 
   describe("refuses bad signatures with 401, naming the check, storing nothing", () => {

@@ -19,7 +19,9 @@ export type RejectReason =
   | "unknown_provider"
   | "unknown_endpoint"
   | "body_too_large"
-  | "database_unavailable";
+  | "database_unavailable"
+  /** raw_events has no partition for this month: the maintenance job has not run (see partitionedUntil). */
+  | "no_partition";
 
 export type IngestOutcome =
   | { ok: true; eventId: bigint; acknowledgement: { body: string; contentType: string } }
@@ -85,6 +87,13 @@ export async function ingestWebhook(delivery: Delivery): Promise<IngestOutcome> 
   } catch (error) {
     if (isDatabaseUnavailable(error))
       return reject(provider, 503, "database_unavailable", "Database unavailable; nothing was stored, retry later");
+    if (isMissingPartition(error))
+      return reject(
+        provider,
+        503,
+        "no_partition",
+        "No raw_events partition holds this month yet (the worker's maintenance job makes them ahead); nothing was stored, retry later",
+      );
     throw error;
   }
   if (!lookup.found) return unknownEndpoint();
@@ -127,6 +136,13 @@ export async function ingestWebhook(delivery: Delivery): Promise<IngestOutcome> 
     // Never acknowledge an event we do not durably hold: a 503 makes the provider retry.
     if (isDatabaseUnavailable(error))
       return reject(provider, 503, "database_unavailable", "Database unavailable; nothing was stored, retry later");
+    if (isMissingPartition(error))
+      return reject(
+        provider,
+        503,
+        "no_partition",
+        "No raw_events partition holds this month yet (the worker's maintenance job makes them ahead); nothing was stored, retry later",
+      );
     throw error;
   }
   if (stored.kind === "reused") {
@@ -164,20 +180,28 @@ type NewRawEvent = {
 type Stored = { kind: "inserted" | "resent"; eventId: bigint } | { kind: "reused"; eventId: bigint };
 
 async function storeRawEvent(e: NewRawEvent): Promise<Stored> {
-  // ON CONFLICT can only meet raw_events_paypal_transmission_key (the id is a sequence):
-  // a PayPal transmission id stored before. Only then is the stored body looked at.
+  // No row back means the trigger raw_events_stored skipped it: a PayPal
+  // transmission id stored before. Only then is the earlier one looked at, by its
+  // body's hash (the body itself may be gone after its retention).
   const result = await pool().query<{ id: string }>({
     name: "tally_ingest_raw_event",
-    text: "INSERT INTO raw_events (tenant_id, provider, source, raw_body, headers, delivery_id) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING id",
+    text: "INSERT INTO raw_events (tenant_id, provider, source, raw_body, headers, delivery_id) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
     values: [e.tenantId, e.provider, e.source, e.rawBody, e.headers, e.deliveryId],
   });
   if (result.rows[0]) return { kind: "inserted", eventId: BigInt(result.rows[0].id) };
   const earlier = await pool().query<{ id: string; same: boolean }>({
     name: "tally_ingest_earlier_transmission",
-    text: "SELECT id, raw_body = $4 AS same FROM raw_events WHERE tenant_id = $1 AND provider = $2 AND delivery_id = $3",
-    values: [e.tenantId, e.provider, e.deliveryId, e.rawBody],
+    text: "SELECT raw_event_id AS id, body_sha256 = sha256($3) AS same FROM raw_event_transmissions WHERE tenant_id = $1 AND delivery_id = $2",
+    values: [e.tenantId, e.deliveryId, e.rawBody],
   });
   const row = earlier.rows[0];
-  if (!row) throw new Error(`raw event insert for delivery ${e.deliveryId} conflicted, yet no stored event carries it`);
-  return { kind: row.same ? "resent" : "reused", eventId: BigInt(row.id) };
+  if (!row)
+    throw new Error(`raw event insert for delivery ${e.deliveryId} was skipped, yet no stored transmission carries it`);
+  return { kind: row.same === true ? "resent" : "reused", eventId: BigInt(row.id) };
+}
+
+/** An INSERT whose id no partition of raw_events covers (SQLSTATE 23514 with this message). */
+function isMissingPartition(error: unknown): boolean {
+  const e = error as { code?: string; message?: string };
+  return e?.code === "23514" && /no partition of relation/.test(e.message ?? "");
 }

@@ -75,6 +75,16 @@ function create() {
       buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
       registers,
     }),
+    partitionedUntil: new Gauge({
+      name: "tally_raw_events_partitioned_until_seconds",
+      help: "Unix time until which raw_events has partitions (set by the maintenance pass); ingest refuses after it",
+      registers,
+    }),
+    bodiesPurged: new Counter({
+      name: "tally_raw_bodies_purged_total",
+      help: "Raw bodies removed after their tenant's retention",
+      registers,
+    }),
     outboxBacklog: new Gauge({
       name: "tally_outbox_backlog",
       help: "Receipts not yet delivered",

@@ -16,6 +16,7 @@ import { evaluateAlerts } from "@/lib/alerts/evaluate";
 import { runDueGapChecks } from "@/lib/recon/gap-check";
 import { runDueReconciliations } from "@/lib/recon/schedule";
 import { holdClaims } from "@/lib/pipeline/holder";
+import { maintainRawEvents } from "@/lib/pipeline/retention";
 import { sweepStaleClaims } from "@/lib/pipeline/sweep";
 import { CLAIMS_CHANNEL, OUTBOX_CHANNEL, RAW_EVENTS_CHANNEL } from "@/lib/pipeline/wake";
 import { workerMetrics } from "@/lib/pipeline/worker-metrics";
@@ -211,6 +212,8 @@ export type WorkerOptions = {
   scheduler?: boolean;
   /** Evaluate the alert rules every TALLY_ALERT_INTERVAL_MS and deliver their notifications (default true; safe across replicas). */
   alerts?: boolean;
+  /** Make raw_events partitions ahead and apply each tenant's body retention every TALLY_MAINTENANCE_INTERVAL_MS (default true; safe across replicas). */
+  maintenance?: boolean;
 };
 
 const SCHEDULER_TICK_MS = 60_000;
@@ -362,6 +365,30 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
           return r.leased > 0 ? "busy" : "idle";
         },
         () => wakeups.wait([OUTBOX_CHANNEL], c.TALLY_OUTBOX_POLL_MS, signal),
+      ),
+    );
+  }
+  if ((options.maintenance ?? true) && c.TALLY_MAINTENANCE_INTERVAL_MS > 0) {
+    loops.push(
+      loop(
+        "maintenance",
+        signal,
+        log,
+        async () => {
+          const r = await maintainRawEvents({ monthsAhead: c.TALLY_RAW_EVENT_MONTHS_AHEAD });
+          m.partitionedUntil.set(r.partitionedUntil.getTime() / 1000);
+          const purged = r.purges.reduce((n, p) => n + p.purged, 0);
+          m.bodiesPurged.inc(purged);
+          if (r.partitionsMade.length > 0 || purged > 0)
+            log("maintenance.done", {
+              partitionsMade: r.partitionsMade,
+              partitionedUntil: r.partitionedUntil.toISOString(),
+              bodiesPurged: purged,
+            });
+          // A pass cut short by its time budget goes on at once, not in an hour.
+          return r.purges.some((p) => !p.complete) ? "busy" : "idle";
+        },
+        () => sleepUnlessAborted(c.TALLY_MAINTENANCE_INTERVAL_MS, signal),
       ),
     );
   }

@@ -162,6 +162,10 @@ const schema = z
     /// deliver (0 turns it off), and how far back the first check of an endpoint looks.
     TALLY_GAP_CHECK_INTERVAL_MS: int(3600_000),
     TALLY_GAP_CHECK_LOOKBACK_MS: int(3 * 86_400_000),
+    /// raw_events maintenance: how often the worker makes partitions ahead and removes raw
+    /// bodies past each tenant's retention (0 turns it off), and how many months ahead.
+    TALLY_MAINTENANCE_INTERVAL_MS: int(3600_000),
+    TALLY_RAW_EVENT_MONTHS_AHEAD: z.coerce.number().int().min(1).max(24).default(3),
     /// Webhook-silence alert: fewer deliveries than this share of settled lines.
     TALLY_SILENCE_RATIO: z.coerce.number().min(0).max(1).default(0.2),
     TALLY_SILENCE_MIN_LINES: int(10),

@@ -6,9 +6,13 @@ import { Provider } from "@/lib/generated/prisma/enums";
 
 const blank = (v: unknown) => (typeof v === "string" && v.trim() === "" ? undefined : v);
 
+// Raw event ids are 19 digits (milliseconds << 20, see the raw_events_by_month
+// migration); anything past bigint's range is refused here, not by the database.
+const BIGINT_MAX = 2n ** 63n - 1n;
 export const bigintId = z
   .string()
-  .regex(/^[1-9]\d{0,17}$/, "must be a positive whole number")
+  .regex(/^[1-9]\d{0,18}$/, "must be a positive whole number")
+  .refine((v) => BigInt(v) <= BIGINT_MAX, "must be at most 9223372036854775807")
   .transform((v) => BigInt(v));
 
 /**

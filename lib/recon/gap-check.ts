@@ -10,6 +10,7 @@
 // TALLY_GAP_CHECK_LOOKBACK_MS), and a failed check leaves the window to the next.
 // One replica runs a check at a time per endpoint: the decision to start one is
 // taken under a transaction-scoped advisory lock on (tenant, provider).
+import { bodySha256 } from "@/lib/pipeline/retention";
 import { config } from "@/lib/platform/config";
 import { prisma } from "@/lib/platform/db";
 import { openSettings } from "@/lib/platform/secrets-at-rest";
@@ -83,6 +84,7 @@ export async function runGapCheck(
           provider: endpoint.provider,
           source: "RECONCILIATION",
           rawBody: event.rawBody,
+          bodySha256: bodySha256(event.rawBody),
           deliveryId: event.deliveryId ?? null,
           headers: {
             ...event.headers,

@@ -6,6 +6,7 @@
 //   ours-not-theirs  a case for a person (flagged "possible timing" near the edges)
 //   mismatch         a case for a person
 // Nothing but theirs-not-ours is corrected automatically: the rate is the signal.
+import { bodySha256 } from "@/lib/pipeline/retention";
 import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import { Readable } from "node:stream";
@@ -570,6 +571,7 @@ async function fetchMissing(
             provider: endpoint.provider,
             source: "RECONCILIATION",
             rawBody: event.rawBody,
+            bodySha256: bodySha256(event.rawBody),
             headers: { ...event.headers, "x-tally-fetched-from": event.fetchedFrom },
           },
           select: { id: true },

@@ -145,7 +145,7 @@ describe("GET /api/v1/tenants/{t}/events/{id} shows that a signature passed, nev
       if (provider === "paypal")
         expect(answer.event.headers["paypal-transmission-id"]).toBe(delivery.headers["paypal-transmission-id"]);
       if (provider === "standard") expect(answer.event.headers["webhook-id"]).toBe(delivery.headers["webhook-id"]);
-      expect(Buffer.from(row.rawBody).toString("utf8")).toBe(delivery.body);
+      expect(Buffer.from(row.rawBody!).toString("utf8")).toBe(delivery.body);
     });
   }
 

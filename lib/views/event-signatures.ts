@@ -37,7 +37,10 @@ export type ShownDelivery = {
   headers: Record<string, string>;
   signature: SignatureShown;
   /** The body as received, with any signature inside it (Adyen's hmacSignature) replaced by "[redacted]". */
-  body: { text: string | null; base64: string; bytes: number; redacted: boolean };
+  body:
+    | { purged: false; text: string | null; base64: string; bytes: number; redacted: boolean }
+    /** Removed after the tenant's retention: only its sha256 (hex) and the time of removal are left. */
+    | { purged: true; text: null; purgedAt: Date; sha256: string };
 };
 
 // Adyen signs each item inside the body; its value is a base64 HMAC, so it holds no quote or backslash.
@@ -56,7 +59,9 @@ export function shownDelivery(e: {
   provider: Provider;
   source: EventSource;
   headers: unknown;
-  rawBody: Uint8Array;
+  rawBody: Uint8Array | null;
+  bodySha256: Uint8Array;
+  bodyPurgedAt: Date | null;
 }): ShownDelivery {
   const redacted: string[] = [];
   const headers: Record<string, string> = {};
@@ -64,6 +69,25 @@ export function shownDelivery(e: {
     if (SIGNATURE_HEADERS.has(name.toLowerCase())) redacted.push(name.toLowerCase());
     else headers[name] = String(value);
   }
+  const signature: SignatureShown =
+    e.source !== "RECONCILIATION"
+      ? { present: true, verifiedBy: CHECKS[e.provider], redacted }
+      : {
+          present: false,
+          why: "fetched from the provider's API by reconciliation, not delivered: no signature to check",
+          redacted,
+        };
+  if (e.rawBody === null)
+    return {
+      headers,
+      signature,
+      body: {
+        purged: true,
+        text: null,
+        purgedAt: e.bodyPurgedAt ?? new Date(0),
+        sha256: Buffer.from(e.bodySha256).toString("hex"),
+      },
+    };
   let text = utf8(e.rawBody);
   let shown: Uint8Array = e.rawBody;
   let bodyRedacted = false;
@@ -74,17 +98,15 @@ export function shownDelivery(e: {
     bodyRedacted = true;
     redacted.push("additionalData.hmacSignature");
   }
-  const signature: SignatureShown =
-    e.source !== "RECONCILIATION"
-      ? { present: true, verifiedBy: CHECKS[e.provider], redacted }
-      : {
-          present: false,
-          why: "fetched from the provider's API by reconciliation, not delivered: no signature to check",
-          redacted,
-        };
   return {
     headers,
     signature,
-    body: { text, base64: Buffer.from(shown).toString("base64"), bytes: e.rawBody.length, redacted: bodyRedacted },
+    body: {
+      purged: false,
+      text,
+      base64: Buffer.from(shown).toString("base64"),
+      bytes: e.rawBody.length,
+      redacted: bodyRedacted,
+    },
   };
 }

@@ -66,7 +66,7 @@ describe("POST /api/webhooks/{tenant}/adyen", () => {
       where: { tenantId: tenant.id, provider: "adyen" },
       orderBy: { id: "desc" },
     });
-    expect(Buffer.from(row.rawBody).equals(Buffer.from(body))).toBe(true);
+    expect(Buffer.from(row.rawBody!).equals(Buffer.from(body))).toBe(true);
     expect(row).toMatchObject({ status: "RECEIVED", deliveryId: null });
   });
 

@@ -25,7 +25,7 @@ describe("POST /api/webhooks/{tenant}/flutterwave", () => {
       where: { tenantId: tenant.id, provider: "flutterwave" },
       orderBy: { id: "desc" },
     });
-    expect(Buffer.from(row.rawBody).equals(Buffer.from(body))).toBe(true);
+    expect(Buffer.from(row.rawBody!).equals(Buffer.from(body))).toBe(true);
     expect(row.headers).not.toHaveProperty("verif-hash");
   });
 

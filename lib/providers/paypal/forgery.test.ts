@@ -154,7 +154,7 @@ describe("a PayPal delivery forged to the same CRC-32", () => {
       where: { tenantId: tenant.id, deliveryId: genuine.headers["paypal-transmission-id"] },
     });
     expect(rows).toHaveLength(1);
-    const winner = Buffer.from(rows[0]!.rawBody).toString("utf8");
+    const winner = Buffer.from(rows[0]!.rawBody!).toString("utf8");
     // Whichever body got there first is the only one stored; every other body under that id is refused.
     for (const [i, res] of answers.entries())
       expect(res.status).toBe((i < 10 ? genuine.body : forged) === winner ? 200 : 401);

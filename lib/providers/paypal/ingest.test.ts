@@ -53,7 +53,7 @@ describe("POST /api/webhooks/{tenant}/paypal", () => {
       where: { tenantId: tenant.id, provider: "paypal" },
       orderBy: { id: "desc" },
     });
-    expect(Buffer.from(row.rawBody).equals(Buffer.from(body))).toBe(true);
+    expect(Buffer.from(row.rawBody!).equals(Buffer.from(body))).toBe(true);
     expect(row.deliveryId).toBe("b2384410-f8d2-11e8-9b7d-5b3ad6fd6e4b");
     expect(row.headers).toMatchObject({ "paypal-cert-url": signer.certUrl, "paypal-auth-algo": "SHA256withRSA" });
   });

@@ -25,7 +25,7 @@ describe("POST /api/webhooks/{tenant}/paystack", () => {
       where: { tenantId: tenant.id, provider: "paystack" },
       orderBy: { id: "desc" },
     });
-    expect(Buffer.from(row.rawBody).equals(Buffer.from(body))).toBe(true);
+    expect(Buffer.from(row.rawBody!).equals(Buffer.from(body))).toBe(true);
     expect(row.headers).toMatchObject({ "x-paystack-signature": paystackSignature(body, secret) });
   });
 

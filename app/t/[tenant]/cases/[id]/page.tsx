@@ -5,7 +5,7 @@ import Link from "next/link";
 import type { ReactNode } from "react";
 import { CASE_STATUS_LABEL, reasonCodeLabel } from "@/lib/cases/labels";
 import { CaseDecision, type DecisionProps, type PendingProposal } from "@/components/cases/case-decision";
-import { ConflictEvidence } from "@/components/cases/conflict-evidence";
+import { bodyOrWhyNot, ConflictEvidence } from "@/components/cases/conflict-evidence";
 import { PlanTable, type PlanLeg } from "@/components/cases/plan-table";
 import { resolutionLabel } from "@/components/cases/resolution-label";
 import { utc } from "@/components/format";
@@ -110,7 +110,7 @@ export default async function CasePage({ params }: { params: DetailParams }) {
                 ) : null}
               </p>
               <pre tabIndex={0} aria-label="Raw webhook body">
-                {detail.raw.body ?? `${detail.raw.bytes} bytes, not UTF-8: open the event page for a hex view`}
+                {bodyOrWhyNot(detail.raw)}
               </pre>
             </>
           ) : (

@@ -216,12 +216,20 @@ export default async function EventPage({ params }: { params: DetailParams }) {
       </p>
 
       <h2>Body</h2>
-      <RawBody
-        bytes={new Uint8Array(Buffer.from(shown.body.base64, "base64"))}
-        text={shown.body.text}
-        receivedBytes={shown.body.bytes}
-        redacted={shown.body.redacted}
-      />
+      {shown.body.purged ? (
+        <p data-testid="body-purged">
+          Removed on <time dateTime={shown.body.purgedAt.toISOString()}>{at(shown.body.purgedAt)}</time>, after this
+          tenant&apos;s retention of raw bodies. Its SHA-256 was kept: <span className="mono">{shown.body.sha256}</span>
+          .
+        </p>
+      ) : (
+        <RawBody
+          bytes={new Uint8Array(Buffer.from(shown.body.base64, "base64"))}
+          text={shown.body.text}
+          receivedBytes={shown.body.bytes}
+          redacted={shown.body.redacted}
+        />
+      )}
 
       <h2>Headers</h2>
       <TableScroll label="Headers">
