@@ -308,3 +308,45 @@ export async function updateEndpointSettings(
     },
   };
 }
+
+export const RETENTION_DAYS = { min: 30, max: 36_500 } as const;
+
+/**
+ * Sets how long the tenant's raw bodies are kept (days; the worker's maintenance
+ * job removes older ones, keeping their hash). Audited with the reason: a shorter
+ * retention destroys evidence, so it is a decision someone answers for.
+ */
+export async function setRawBodyRetention(
+  tenantSlug: string,
+  days: number,
+  actor: Actor,
+  reason: string,
+): Promise<DomainResult<{ rawBodyRetentionDays: number; previous: number }>> {
+  if (!Number.isInteger(days) || days < RETENTION_DAYS.min || days > RETENTION_DAYS.max)
+    return {
+      ok: false,
+      reason: "invalid_retention",
+      message: `Retention of raw bodies must be a whole number of days from ${RETENTION_DAYS.min} to ${RETENTION_DAYS.max}, got ${days}`,
+    };
+  if (reason.trim() === "")
+    return { ok: false, reason: "reason_required", message: "Say why the retention of raw bodies changes" };
+  return prisma.$transaction(async (tx) => {
+    const [tenant] = await tx.$queryRaw<{ id: string; days: number }[]>`
+      SELECT id, raw_body_retention_days AS days FROM tenants WHERE slug = ${tenantSlug} FOR UPDATE`;
+    if (!tenant)
+      return { ok: false as const, reason: "unknown_tenant" as const, message: `Unknown tenant "${tenantSlug}"` };
+    // The purge's watermark stays: every body before it is gone whatever the retention
+    // (a longer one cannot bring them back), and a shorter one goes on from it.
+    await tx.tenant.update({ where: { id: tenant.id }, data: { rawBodyRetentionDays: days } });
+    await recordAudit(tx, {
+      actor,
+      action: "tenant.retention",
+      subjectType: "tenant",
+      subjectId: tenant.id,
+      tenantId: tenant.id,
+      reason: reason.trim(),
+      details: { rawBodyRetentionDays: { from: tenant.days, to: days } },
+    });
+    return { ok: true as const, value: { rawBodyRetentionDays: days, previous: tenant.days } };
+  });
+}

@@ -31,6 +31,8 @@ function eligible(tenantId: string, f: BulkFilter): Prisma.Sql {
     Prisma.sql`r.tenant_id = ${tenantId}::uuid`,
     Prisma.sql`r.status = ${f.status}::"RawEventStatus"`,
     Prisma.sql`NOT EXISTS (SELECT 1 FROM processed_events p WHERE p.raw_event_id = r.id AND p.status IN ('CLAIMED', 'HELD'))`,
+    // A body removed after its retention cannot be parsed again (reprocessEvent refuses it too).
+    Prisma.sql`r.raw_body IS NOT NULL`,
   ];
   if (f.provider) parts.push(Prisma.sql`r.provider = ${f.provider}::"Provider"`);
   if (f.reference) {

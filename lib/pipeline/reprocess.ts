@@ -21,10 +21,19 @@ export async function reprocessEvent(
   staleMs: number,
 ): Promise<DomainResult<Requeued>> {
   const result = await prisma.$transaction(async (tx): Promise<DomainResult<Requeued>> => {
-    const raw = await tx.$queryRaw<{ id: bigint; status: RawEventStatus; tenant_id: string }[]>(Prisma.sql`
-      SELECT id, status, tenant_id FROM raw_events WHERE id = ${rawEventId} AND tenant_id = ${tenantId}::uuid FOR UPDATE`);
+    const raw = await tx.$queryRaw<
+      { id: bigint; status: RawEventStatus; tenant_id: string; body_purged_at: Date | null }[]
+    >(Prisma.sql`
+      SELECT id, status, tenant_id, body_purged_at FROM raw_events WHERE id = ${rawEventId} AND tenant_id = ${tenantId}::uuid FOR UPDATE`);
     const event = raw[0];
     if (!event) return { ok: false, reason: "not_found", message: `No event ${rawEventId} in this tenant` };
+    // Parsing again needs the bytes; a claim released needs them too (the worker may parse them).
+    if (event.body_purged_at)
+      return {
+        ok: false,
+        reason: "body_purged",
+        message: `Event ${rawEventId}'s body was removed on ${event.body_purged_at.toISOString()} after this tenant's retention of raw bodies; only its SHA-256 is kept, so it cannot be processed again`,
+      };
     const claims = await tx.processedEvent.findMany({
       where: { rawEventId },
       select: { id: true, status: true, claimedAt: true },

@@ -50,6 +50,7 @@ const STATUS_BY_REASON: Record<Reason, number> = {
   invalid_name: 400,
   invalid_secret: 400,
   invalid_tolerance: 400,
+  invalid_retention: 400,
   invalid_email: 400,
   invalid_url: 400,
   // A test notification the channel's receiver refused or never answered: the receiver is at fault, not Tally.
@@ -81,6 +82,8 @@ const STATUS_BY_REASON: Record<Reason, number> = {
   nothing_to_do: 409,
   preview_changed: 409,
   too_many: 422,
+  // Gone for good: only its hash is left.
+  body_purged: 410,
   in_flight: 409,
   already_ran: 409,
   too_large: 413,

@@ -14,6 +14,7 @@ export type Reason =
   | "invalid_name"
   | "invalid_secret"
   | "invalid_tolerance"
+  | "invalid_retention"
   | "invalid_email"
   | "invalid_url"
   | "delivery_failed"
@@ -46,6 +47,7 @@ export type Reason =
   | "already_ran"
   | "preview_changed"
   | "too_many"
+  | "body_purged"
   // Settlement reports.
   | "too_large"
   | "malformed_report"

@@ -2,7 +2,13 @@
 import { cliActor } from "@/lib/admin/audit";
 import { createApiToken } from "@/lib/auth/api-tokens";
 import { prisma } from "@/lib/platform/db";
-import { addSecret, createTenant, generateSecret, updateEndpointSettings } from "@/lib/admin/tenants";
+import {
+  addSecret,
+  createTenant,
+  generateSecret,
+  setRawBodyRetention,
+  updateEndpointSettings,
+} from "@/lib/admin/tenants";
 import { createUser } from "@/lib/admin/users";
 import { adapterFor, supportedProviders } from "@/lib/providers";
 import { flags, CommandFailed, orFail, table, UsageError, type Command } from "@/workers/cli/framework";
@@ -30,6 +36,19 @@ export const setupCommands: Command[] = [
     },
   },
   {
+    name: "tenant retention",
+    summary:
+      "Set how many days the tenant's raw bodies are kept (30..36500; default 400): older ones are removed by the worker, their SHA-256 kept",
+    options: flags({ tenant: "string", days: "string", reason: "string" }),
+    required: ["tenant", "days", "reason"],
+    database: true,
+    async run(a) {
+      const days = positiveInt("days", a.days);
+      const r = orFail(await setRawBodyRetention(str(a.tenant), days, cliActor(), str(a.reason)));
+      console.log(`Tenant ${a.tenant}: raw bodies kept ${r.rawBodyRetentionDays} days (was ${r.previous}).`);
+    },
+  },
+  {
     name: "tenant list",
     summary: "List tenants and their endpoints",
     options: {},
@@ -44,6 +63,7 @@ export const setupCommands: Command[] = [
           tenants.map((t) => ({
             slug: t.slug,
             name: t.name,
+            "body retention": `${t.rawBodyRetentionDays} d`,
             endpoints: t.endpoints
               .map((e) => `${e.provider}(${e.secrets.length} secret${e.secrets.length === 1 ? "" : "s"})`)
               .join(" "),

@@ -155,7 +155,13 @@ DECLARE
 BEGIN
   -- Replicas and the migration may try the same month at once.
   PERFORM pg_advisory_xact_lock(hashtext('tally_raw_event_partitions'));
-  IF to_regclass(name) IS NOT NULL THEN RETURN NULL; END IF;
+  IF to_regclass(name) IS NOT NULL THEN
+    IF EXISTS (SELECT 1 FROM pg_inherits WHERE inhrelid = to_regclass(name) AND inhparent = 'raw_events'::regclass) THEN
+      RETURN NULL;
+    END IF;
+    -- A detached month (an operator's archive, say) is never taken back or shadowed silently.
+    RAISE EXCEPTION 'table % exists but is not a partition of raw_events: attach or rename it by hand', name;
+  END IF;
   -- Made apart and attached: ATTACH takes SHARE UPDATE EXCLUSIVE on raw_events,
   -- which inserts pass, but the tables whose keys reference raw_events are locked
   -- briefly while their keys learn the new partition. Behind a long transaction
