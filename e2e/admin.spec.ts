@@ -47,3 +47,32 @@ test("rotating a secret shows the new secret once and lists only its fingerprint
   const stripePanel = page.locator(".panel", { hasText: `/api/webhooks/${demo().tenant}/stripe` });
   await expect(stripePanel.getByRole("row", { name: /^demo/ })).toContainText("expiring");
 });
+
+test("an admin changes the tenant's retention of raw bodies, saying why, and the audit log has it", async ({
+  page,
+}) => {
+  await signInPage(page, demoUser("admin"));
+  await page.goto(`/t/${demo().tenant}/admin`);
+  await expect(page.getByTestId("retention-now")).toContainText("400 days");
+  const form = page.getByRole("form", { name: "Change the retention of raw bodies" });
+  await form.getByLabel("Days (30 to 36500)").fill("3650");
+  const reason = unique("auditors ask for ten years ");
+  await form.getByLabel("Why").fill(reason);
+  await form.getByRole("button", { name: "Change retention" }).click();
+  await expect(page.getByTestId("retention-now")).toContainText("3650 days");
+  await shot(page, "admin-retention");
+  await page.reload();
+  await expect(page.getByTestId("retention-now")).toContainText("3650 days");
+  const session = await signInApi(demoUser("admin"));
+  const audit = await session.call("GET", `/api/v1/tenants/${demo().tenant}/audit?action=tenant.retention`);
+  expect(audit.status).toBe(200);
+  expect(JSON.stringify(audit.json)).toContain(reason);
+  // Back as it was, so other journeys see the default; a retention below 30 days is refused by name.
+  expect(
+    (await session.call("PATCH", `/api/v1/tenants/${demo().tenant}`, { rawBodyRetentionDays: 7, reason: "x" })).json,
+  ).toMatchObject({ error: { code: "invalid_input", message: expect.stringContaining("rawBodyRetentionDays") } });
+  expect(
+    (await session.call("PATCH", `/api/v1/tenants/${demo().tenant}`, { rawBodyRetentionDays: 400, reason: "restore" }))
+      .status,
+  ).toBe(200);
+});

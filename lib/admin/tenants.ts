@@ -311,6 +311,14 @@ export async function updateEndpointSettings(
 
 export const RETENTION_DAYS = { min: 30, max: 36_500 } as const;
 
+/** The tenant's retention of raw bodies, and how far its removal has got. */
+export function rawBodyRetention(tenantId: string) {
+  return prisma.tenant.findUniqueOrThrow({
+    where: { id: tenantId },
+    select: { rawBodyRetentionDays: true, rawBodiesPurgedBefore: true },
+  });
+}
+
 /**
  * Sets how long the tenant's raw bodies are kept (days; the worker's maintenance
  * job removes older ones, keeping their hash). Audited with the reason: a shorter
