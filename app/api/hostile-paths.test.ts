@@ -118,6 +118,11 @@ describe("a path id that is not a whole number", () => {
       expect({ id, status: res.status }).toEqual({ id, status: 400 });
       expect((await errorOf(res)).message).toBe("id: must be a positive whole number");
     }
+    // 19 digits: raw event ids are that long (ms << 20); one past bigint's range is refused by name.
+    const past = await call(account, { tenant: tenant.slug, id: "9223372036854775808" });
+    expect(past.status).toBe(400);
+    expect((await errorOf(past)).message).toBe("id: must be at most 9223372036854775807");
+    expect((await call(account, { tenant: tenant.slug, id: "9223372036854775807" })).status).toBe(404);
   });
 });
 

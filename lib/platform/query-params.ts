@@ -12,7 +12,8 @@ const BIGINT_MAX = 2n ** 63n - 1n;
 export const bigintId = z
   .string()
   .regex(/^[1-9]\d{0,18}$/, "must be a positive whole number")
-  .refine((v) => BigInt(v) <= BIGINT_MAX, "must be at most 9223372036854775807")
+  // Zod runs this even when the pattern failed: only digits reach BigInt().
+  .refine((v) => !/^[1-9]\d{0,18}$/.test(v) || BigInt(v) <= BIGINT_MAX, "must be at most 9223372036854775807")
   .transform((v) => BigInt(v));
 
 /**
