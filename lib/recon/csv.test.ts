@@ -81,7 +81,7 @@ async function readAll(file: Buffer): Promise<{ ms: number; outcome: string }> {
 }
 
 const best = async (file: Buffer) => {
-  const runs = [await readAll(file), await readAll(file)];
+  const runs = [await readAll(file), await readAll(file), await readAll(file)];
   return { ms: Math.min(...runs.map((r) => r.ms)), outcome: runs[0]!.outcome };
 };
 
@@ -92,8 +92,9 @@ describe("hostile report files are refused or read in linear time", () => {
       const small = await best(build(MiB / 2));
       const large = await best(build(2 * MiB));
       console.log(`${name}: 512 KiB ${small.ms.toFixed(0)} ms, 2 MiB ${large.ms.toFixed(0)} ms (${large.outcome})`);
-      // 4x the bytes may cost at most ~6x the time (linear, with noise); quadratic would be 16x.
-      expect(large.ms).toBeLessThan(Math.max(small.ms, 20) * 6);
+      // 4x the bytes may cost at most 8x the time (linear, with noise); quadratic would be 16x.
+      // 6x failed once with a neighbour's tests on the other core (quoted line breaks: 54 vs 351 ms, 6.5x).
+      expect(large.ms).toBeLessThan(Math.max(small.ms, 20) * 8);
     }, 300_000);
   }
 
