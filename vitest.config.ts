@@ -17,6 +17,7 @@ export default defineConfig({
     pool: "forks",
     testTimeout: 60_000,
     hookTimeout: 120_000,
-    env: { TALLY_SECRET_CACHE_TTL_MS: "0", NODE_ENV: "test" },
+    // Alert tests post to receivers on this machine (lib/platform/outbound.ts refuses loopback otherwise).
+    env: { TALLY_SECRET_CACHE_TTL_MS: "0", NODE_ENV: "test", TALLY_ALERT_PRIVATE_NETWORKS: "127.0.0.0/8,::1/128" },
   },
 });

@@ -3,7 +3,10 @@
 // webhook or Slack URL is the credential that lets anyone post there, so it is
 // stored sealed like every secret at rest and shown to people only as its origin.
 // Every change is audited in the transaction that makes it.
+import net from "node:net";
 import { recordAudit, type Actor } from "@/lib/admin/audit";
+import { trustedNetworks } from "@/lib/alerts/deliver";
+import { refusedAddress } from "@/lib/platform/outbound";
 import type { AlertChannelKind } from "@/lib/generated/prisma/enums";
 import { Prisma, prisma } from "@/lib/platform/db";
 import { refuse, type DomainResult } from "@/lib/platform/refusal";
@@ -48,6 +51,11 @@ function checkTarget(kind: AlertChannelKind, target: string): DomainResult<strin
   }
   if (url.protocol !== "https:" && url.protocol !== "http:")
     return refuse("invalid_url", `The ${kind.toLowerCase()} URL must be http or https`);
+  // Said at once where the URL shows it; a name is judged by what it resolves to at each delivery.
+  const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
+  const literal = net.isIP(host) ? host : /(^|\.)localhost$/i.test(host) ? "127.0.0.1" : null;
+  const why = literal && refusedAddress(literal, trustedNetworks());
+  if (why) return refuse("invalid_url", `The ${kind.toLowerCase()} URL's host ${host}: ${why}`);
   return { ok: true, value: url.href };
 }
 

@@ -8,6 +8,7 @@ import type { Transporter } from "nodemailer";
 import type { AlertChannelKind } from "@/lib/generated/prisma/enums";
 import type { OpenChannel } from "@/lib/alerts/channels";
 import { config } from "@/lib/platform/config";
+import { parseNetworks, postJsonGuarded } from "@/lib/platform/outbound";
 import { Prisma, prisma } from "@/lib/platform/db";
 import { open } from "@/lib/platform/secrets-at-rest";
 
@@ -44,17 +45,26 @@ async function mailTransport(): Promise<Transporter> {
   return mailer;
 }
 
+let trusted: { text: string; list: ReturnType<typeof parseNetworks> } | undefined;
+/** TALLY_ALERT_PRIVATE_NETWORKS, parsed once per value. */
+export function trustedNetworks() {
+  const text = config().TALLY_ALERT_PRIVATE_NETWORKS;
+  if (trusted?.text !== text) trusted = { text, list: parseNetworks(text) };
+  return trusted.list;
+}
+
 async function postJson(url: string, key: string, body: unknown): Promise<void> {
-  const response = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json", "idempotency-key": key },
-    body: JSON.stringify(body),
-    signal: AbortSignal.timeout(10_000),
-    redirect: "error",
-  });
-  // Read the body so the connection is reused; keep a little of it for the error.
-  const text = await response.text().catch(() => "");
-  if (!response.ok) throw new Error(`receiver answered ${response.status}${text ? `: ${text.slice(0, 200)}` : ""}`);
+  // An admin typed this URL: only public addresses (or networks the operator trusts), no redirects.
+  const response = await postJsonGuarded(
+    url,
+    { "content-type": "application/json", "idempotency-key": key },
+    JSON.stringify(body),
+    { trusted: trustedNetworks(), timeoutMs: 10_000 },
+  );
+  if (response.status >= 300 && response.status < 400)
+    throw new Error(`receiver answered ${response.status}, a redirect, which is not followed`);
+  if (response.status >= 400)
+    throw new Error(`receiver answered ${response.status}${response.text ? `: ${response.text.slice(0, 200)}` : ""}`);
 }
 
 /** Slack's incoming-webhook body: `text` for notifications and old clients, blocks for the message itself. */

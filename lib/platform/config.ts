@@ -1,5 +1,6 @@
 // Every tunable Tally reads from the environment, with its default, validated once.
 // Nothing else reads process.env: a typo in a variable name fails here, loudly.
+import { parseNetworks } from "@/lib/platform/outbound";
 import { isIP } from "node:net";
 import { z } from "zod";
 import { parseRoleMap } from "@/lib/auth/oidc/role-map";
@@ -133,6 +134,18 @@ const schema = z
     TALLY_ALERT_RETRY_SCHEDULE: durations("10s,1m,5m,15m,1h,3h,6h"),
     TALLY_ALERT_SMTP_URL: z.string().optional(),
     TALLY_ALERT_FROM: z.string().default("alerts@tally.local"),
+    /// Networks alert webhooks may reach though they are not public (loopback, private,
+    /// link-local), comma-separated CIDRs: none by default (lib/platform/outbound.ts).
+    TALLY_ALERT_PRIVATE_NETWORKS: z
+      .string()
+      .default("")
+      .superRefine((v, ctx) => {
+        try {
+          parseNetworks(v);
+        } catch (error) {
+          ctx.addIssue({ code: "custom", message: (error as Error).message });
+        }
+      }),
     /// Stuck claims (held past TALLY_STALE_CLAIM_MS, or waiting that long) above this many open the alert.
     TALLY_ALERT_STUCK_CLAIMS: int(0),
     /// A provider's discrepancy trend is judged once it has this many reconciled days.
