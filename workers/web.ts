@@ -9,7 +9,10 @@ import next from "next";
 import { type AckWatch, evaluateAckAlerts } from "@/lib/alerts/ack-rule";
 import { PEER_HEADER } from "@/lib/auth/client-address";
 import { config } from "@/lib/platform/config";
+import { startTracing } from "@/lib/platform/tracing";
 
+// Before Next.js loads a route: the ack spans' provider (off without OTEL_EXPORTER_OTLP_ENDPOINT).
+startTracing("tally-web");
 const port = config().PORT;
 const app = next({ dev: false, dir: process.cwd(), port });
 const handle = app.getRequestHandler();

@@ -6,6 +6,9 @@ import { config } from "@/lib/platform/config";
 import { closeDb } from "@/lib/platform/db";
 import { metrics } from "@/lib/platform/metrics";
 import { jsonLog, runWorker } from "@/lib/pipeline/worker";
+import { startTracing, stopTracing } from "@/lib/platform/tracing";
+
+if (startTracing("tally-worker")) jsonLog("tracing.on", { endpoint: process.env.OTEL_EXPORTER_OTLP_ENDPOINT });
 
 const controller = new AbortController();
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
@@ -32,6 +35,7 @@ const server = port
 runWorker({ signal: controller.signal })
   .then(async () => {
     server?.close();
+    await stopTracing(); // the spans still batched go out before the exit
     await closeDb();
     process.exit(0);
   })

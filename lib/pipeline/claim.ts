@@ -32,6 +32,8 @@ export type OwnedClaim = {
   receivedAt?: Date;
   /** How many movements the raw event carries, when known: with one, committing needs no lock on the event. */
   movementsInEvent?: number;
+  /** The trace context its commit continues (the pick-up's span for this event), when tracing. */
+  traceParent?: string | null;
 };
 
 export type PickUpResult = {
@@ -41,9 +43,18 @@ export type PickUpResult = {
   conflicts: number;
   ignored: number;
   failed: number;
+  /** Each event taken, its verdict and the trace context it was acknowledged in (for its pick-up span). */
+  events: { rawEventId: bigint; provider: Provider; status: RawOutcome["status"]; traceParent: string | null }[];
 };
 
-type RawRow = { id: bigint; tenant_id: string; provider: Provider; raw_body: Uint8Array; received_at: Date };
+type RawRow = {
+  id: bigint;
+  tenant_id: string;
+  provider: Provider;
+  raw_body: Uint8Array;
+  received_at: Date;
+  trace_parent: string | null;
+};
 type Wanted = { key: string; raw: RawRow; movement: Movement };
 
 const TX_OPTIONS = { maxWait: 10_000, timeout: 60_000 } as const;
@@ -70,10 +81,10 @@ export function parseRaw(provider: Provider, rawBody: Uint8Array): ParseResult {
  */
 export function pickUpSql(batchSize: number): Prisma.Sql {
   return Prisma.sql`
-    SELECT r.id, r.tenant_id, r.provider, r.raw_body, r.received_at
+    SELECT r.id, r.tenant_id, r.provider, r.raw_body, r.received_at, r.trace_parent
     FROM (SELECT raw_event_id FROM raw_event_queue ORDER BY raw_event_id LIMIT ${batchSize} FOR UPDATE SKIP LOCKED) q
     CROSS JOIN LATERAL (
-      SELECT id, tenant_id, provider, raw_body, received_at FROM raw_events
+      SELECT id, tenant_id, provider, raw_body, received_at, trace_parent FROM raw_events
       WHERE id = q.raw_event_id FOR UPDATE SKIP LOCKED) r
     ORDER BY r.id`;
 }
@@ -92,6 +103,7 @@ export async function pickUpReceived(batchSize = config().TALLY_WORKER_BATCH): P
       conflicts: 0,
       ignored: 0,
       failed: 0,
+      events: [],
     };
     const outcomes: RawOutcome[] = [];
     const wanted: Wanted[] = [];
@@ -170,6 +182,7 @@ export async function pickUpReceived(batchSize = config().TALLY_WORKER_BATCH): P
                   movement: w.movement,
                   receivedAt: raw.received_at,
                   movementsInEvent: mine.length,
+                  traceParent: raw.trace_parent,
                 },
               ]
             : [];
@@ -214,6 +227,13 @@ export async function pickUpReceived(batchSize = config().TALLY_WORKER_BATCH): P
       }
     }
     if (outcomes.length > 0) await recordOutcomes(tx, outcomes);
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    result.events = outcomes.map((o) => ({
+      rawEventId: o.id,
+      provider: byId.get(o.id)!.provider,
+      status: o.status,
+      traceParent: byId.get(o.id)!.trace_parent,
+    }));
     return result;
   }, TX_OPTIONS);
 }

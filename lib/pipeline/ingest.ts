@@ -11,6 +11,16 @@ import { metrics } from "@/lib/platform/metrics";
 import { adapterFor } from "@/lib/providers";
 import type { ProviderAdapter, VerifyFailure, VerifyHint } from "@/lib/providers/types";
 import { RAW_EVENTS_CHANNEL, wake } from "@/lib/pipeline/wake";
+import { ROOT_CONTEXT } from "@opentelemetry/api";
+import {
+  endSpan,
+  parseTraceparent,
+  type Span,
+  SpanKind,
+  traceparentOf,
+  tracer,
+  tracingOn,
+} from "@/lib/platform/tracing";
 
 export type RejectReason =
   | VerifyFailure
@@ -58,7 +68,38 @@ function reject(
   return { ok: false, status, reason, message: hint ? `${message} (hint: ${hint})` : message };
 }
 
+/**
+ * The acknowledgement. With tracing on it is the root span of the event's trace
+ * (webhook.ack), whose context is stored with the event for the worker to continue.
+ */
 export async function ingestWebhook(delivery: Delivery): Promise<IngestOutcome> {
+  if (!tracingOn()) return ingest(delivery, null);
+  // ROOT_CONTEXT: a sender's traceparent header is never our parent, only noted.
+  const span = tracer().startSpan(
+    "webhook.ack",
+    {
+      kind: SpanKind.SERVER,
+      attributes: { "tally.tenant": delivery.tenant.slice(0, 64), "tally.provider": delivery.provider.slice(0, 32) },
+    },
+    ROOT_CONTEXT,
+  );
+  const theirs = delivery.headers.get("traceparent");
+  if (theirs !== null)
+    span.setAttribute("tally.sender_traceparent", parseTraceparent(theirs) ? theirs : "(not a W3C traceparent)");
+  try {
+    const outcome = await ingest(delivery, span);
+    if (outcome.ok) span.setAttribute("tally.raw_event.id", outcome.eventId.toString());
+    else span.setAttributes({ "tally.refused": outcome.reason, "http.response.status_code": outcome.status });
+    // A refused delivery is the sender's error, not ours: only our 503s mark the span failed.
+    endSpan(span, !outcome.ok && outcome.status >= 500 ? outcome.reason : undefined);
+    return outcome;
+  } catch (error) {
+    endSpan(span, error instanceof Error ? error.message : String(error));
+    throw error;
+  }
+}
+
+async function ingest(delivery: Delivery, span: Span | null): Promise<IngestOutcome> {
   const started = performance.now();
   const adapter = adapterFor(delivery.provider);
   if (!adapter) return reject("unknown", 404, "unknown_provider", `Unknown provider "${delivery.provider}"`);
@@ -87,13 +128,6 @@ export async function ingestWebhook(delivery: Delivery): Promise<IngestOutcome> 
   } catch (error) {
     if (isDatabaseUnavailable(error))
       return reject(provider, 503, "database_unavailable", "Database unavailable; nothing was stored, retry later");
-    if (isMissingPartition(error))
-      return reject(
-        provider,
-        503,
-        "no_partition",
-        "No raw_events partition holds this month yet (the worker's maintenance job makes them ahead); nothing was stored, retry later",
-      );
     throw error;
   }
   if (!lookup.found) return unknownEndpoint();
@@ -131,6 +165,7 @@ export async function ingestWebhook(delivery: Delivery): Promise<IngestOutcome> 
       rawBody,
       headers: keptHeaders(delivery.headers, adapter),
       deliveryId: verdict.deliveryId,
+      traceParent: traceparentOf(span),
     });
   } catch (error) {
     // Never acknowledge an event we do not durably hold: a 503 makes the provider retry.
@@ -170,6 +205,7 @@ type NewRawEvent = {
   rawBody: Buffer;
   headers: Record<string, string>;
   deliveryId: string | null;
+  traceParent: string | null;
 };
 
 /**
@@ -185,8 +221,8 @@ async function storeRawEvent(e: NewRawEvent): Promise<Stored> {
   // body's hash (the body itself may be gone after its retention).
   const result = await pool().query<{ id: string }>({
     name: "tally_ingest_raw_event",
-    text: "INSERT INTO raw_events (tenant_id, provider, source, raw_body, headers, delivery_id) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
-    values: [e.tenantId, e.provider, e.source, e.rawBody, e.headers, e.deliveryId],
+    text: "INSERT INTO raw_events (tenant_id, provider, source, raw_body, headers, delivery_id, trace_parent) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id",
+    values: [e.tenantId, e.provider, e.source, e.rawBody, e.headers, e.deliveryId, e.traceParent],
   });
   if (result.rows[0]) return { kind: "inserted", eventId: BigInt(result.rows[0].id) };
   const earlier = await pool().query<{ id: string; same: boolean }>({

@@ -3,6 +3,7 @@
 // is being sent, so a dispatcher that dies mid-send only delays it. A failed
 // delivery is retried on TALLY_RECEIPT_RETRY_SCHEDULE; when the schedule runs out
 // the receipt is DEAD: left alone, counted and listed until a person redelivers it.
+import { endSpan, spanIn, SpanKind, traceparentOf } from "@/lib/platform/tracing";
 import { config } from "@/lib/platform/config";
 import { Prisma, prisma } from "@/lib/platform/db";
 import type { ReceiptTransport } from "@/lib/pipeline/receipt-transport";
@@ -23,23 +24,40 @@ export async function dispatchOutbox(
 ): Promise<DispatchResult> {
   const leaseMs = config().TALLY_OUTBOX_LEASE_MS;
   const rows = await prisma.$queryRaw<
-    { id: bigint; tenant_id: string; payload: Record<string, unknown>; attempts: number }[]
+    { id: bigint; tenant_id: string; payload: Record<string, unknown>; attempts: number; trace_parent: string | null }[]
   >(Prisma.sql`
     UPDATE outbox SET available_at = now() + ${leaseMs} * interval '1 millisecond', attempts = attempts + 1
     WHERE id IN (
       SELECT id FROM outbox WHERE sent_at IS NULL AND dead_at IS NULL AND available_at <= now()
       ORDER BY id LIMIT ${batchSize} FOR UPDATE SKIP LOCKED)
-    RETURNING id, tenant_id, payload, attempts`);
+    RETURNING id, tenant_id, payload, attempts, trace_parent`);
   const result: DispatchResult = { leased: rows.length, sent: 0, failed: 0, dead: 0 };
   const sent: bigint[] = [];
   try {
     for (const row of rows) {
+      // With tracing on, the delivery is a span in the webhook's trace, and the receipt
+      // carries its traceparent so the receiver's own spans can join it.
+      const span = spanIn(row.trace_parent, "receipt.deliver", {
+        kind: SpanKind.CLIENT,
+        attributes: {
+          "tally.outbox.id": row.id.toString(),
+          "tally.attempt": row.attempts,
+          "tally.transport": transport.name,
+        },
+      });
       try {
-        await transport.send({ outboxId: row.id, tenantId: row.tenant_id, payload: row.payload });
+        await transport.send({
+          outboxId: row.id,
+          tenantId: row.tenant_id,
+          payload: row.payload,
+          traceParent: traceparentOf(span),
+        });
+        endSpan(span);
         sent.push(row.id);
       } catch (error) {
         result.failed++;
         const message = (error instanceof Error ? error.message : String(error)).slice(0, 1000);
+        endSpan(span, message);
         const delay = retryDelayMs(row.attempts);
         if (delay === null) result.dead++;
         await prisma.$executeRaw(

@@ -4,7 +4,13 @@ import { mkdir, open, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { config } from "@/lib/platform/config";
 
-export type Receipt = { outboxId: bigint; tenantId: string; payload: Record<string, unknown> };
+/** traceParent: the delivery's span (W3C traceparent), sent on as a header where the transport has headers. */
+export type Receipt = {
+  outboxId: bigint;
+  tenantId: string;
+  payload: Record<string, unknown>;
+  traceParent?: string | null;
+};
 
 export interface ReceiptTransport {
   readonly name: string;
@@ -78,7 +84,11 @@ export function httpTransport(url: string, timeoutMs = 10_000): ReceiptTransport
       const key = idempotencyKeyOf(r);
       const response = await fetch(url, {
         method: "POST",
-        headers: { "content-type": "application/json", "idempotency-key": key },
+        headers: {
+          "content-type": "application/json",
+          "idempotency-key": key,
+          ...(r.traceParent && { traceparent: r.traceParent }),
+        },
         body: JSON.stringify({
           idempotencyKey: key,
           outboxId: r.outboxId.toString(),

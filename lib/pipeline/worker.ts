@@ -3,7 +3,7 @@
 // the alert rules with their notifications' dispatcher.
 // Safe as several replicas: every take is SKIP LOCKED or advisory-locked.
 import pg from "pg";
-import { pickUpReceived, takeReleasedClaims, type OwnedClaim } from "@/lib/pipeline/claim";
+import { pickUpReceived, type PickUpResult, takeReleasedClaims, type OwnedClaim } from "@/lib/pipeline/claim";
 import { releaseClaim, retryDelayMs } from "@/lib/pipeline/claim-state";
 import { type BatchOutcome, commitBatch } from "@/lib/pipeline/commit";
 import { config } from "@/lib/platform/config";
@@ -20,15 +20,10 @@ import { maintainRawEvents } from "@/lib/pipeline/retention";
 import { sweepStaleClaims } from "@/lib/pipeline/sweep";
 import { CLAIMS_CHANNEL, OUTBOX_CHANNEL, RAW_EVENTS_CHANNEL } from "@/lib/pipeline/wake";
 import { workerMetrics } from "@/lib/pipeline/worker-metrics";
+import { jsonLog, type Log } from "@/lib/platform/log";
+import { endSpan, spanIn, traceIdsOf, traceparentOf, tracingOn } from "@/lib/platform/tracing";
 
-export type Log = (event: string, fields?: Record<string, unknown>) => void;
-
-export const jsonLog: Log = (event, fields = {}) =>
-  console.log(
-    JSON.stringify({ at: new Date().toISOString(), pid: process.pid, event, ...fields }, (_k, v) =>
-      typeof v === "bigint" ? v.toString() : v,
-    ),
-  );
+export { jsonLog, type Log } from "@/lib/platform/log";
 
 /** LISTEN on a dedicated connection; reconnects on its own. Losing it costs latency only: every loop also polls. */
 class Wakeups {
@@ -103,9 +98,19 @@ async function recordOutcomes(claims: OwnedClaim[], outcomes: BatchOutcome[], lo
       if (claim.receivedAt) m.endToEnd.observe((Date.now() - claim.receivedAt.getTime()) / 1000);
     } else if (outcome.kind === "fenced") {
       m.fenced.inc();
-      log("commit.fenced", { claim: claim.claimId, version: claim.version, reference: claim.reference });
+      log("commit.fenced", {
+        claim: claim.claimId,
+        version: claim.version,
+        reference: claim.reference,
+        ...traceIdsOf(claim.traceParent),
+      });
     } else if (outcome.kind === "held") {
-      log("claim.held", { claim: claim.claimId, reference: claim.reference, reason: outcome.reason });
+      log("claim.held", {
+        claim: claim.claimId,
+        reference: claim.reference,
+        reason: outcome.reason,
+        ...traceIdsOf(claim.traceParent),
+      });
     } else if (outcome.kind === "deferred") {
       m.deferred.inc();
       if (outcome.failed) m.failures.inc({ stage: "commit" });
@@ -113,12 +118,18 @@ async function recordOutcomes(claims: OwnedClaim[], outcomes: BatchOutcome[], lo
         claim: claim.claimId,
         reference: claim.reference,
         reason: outcome.reason,
+        ...traceIdsOf(claim.traceParent),
       });
     } else {
       // A bug or a refused write: give the claim back with a back-off instead of
       // holding it until the sweep; past the attempt limit it becomes FAILED.
       const { error } = outcome;
-      log("commit.error", { claim: claim.claimId, reference: claim.reference, error: String(error) });
+      log("commit.error", {
+        claim: claim.claimId,
+        reference: claim.reference,
+        error: String(error),
+        ...traceIdsOf(claim.traceParent),
+      });
       const released = await releaseClaim(
         claim,
         `commit failed: ${error instanceof Error ? error.message : String(error)}`,
@@ -136,6 +147,29 @@ async function commitAll(claims: OwnedClaim[], log: Log): Promise<void> {
   await recordOutcomes(claims, outcomes, log);
 }
 
+/**
+ * With tracing on: one event.pickup span per event taken, in the trace its
+ * acknowledgement began, saying what became of it; its claims' commits continue from it.
+ */
+function tracePickUp(picked: PickUpResult, startTime: number): void {
+  if (!tracingOn()) return;
+  for (const e of picked.events) {
+    const span = spanIn(e.traceParent, "event.pickup", {
+      startTime,
+      attributes: {
+        "tally.raw_event.id": e.rawEventId.toString(),
+        "tally.provider": e.provider,
+        "tally.outcome": e.status,
+        "tally.batch.size": picked.picked,
+      },
+    });
+    if (!span) continue;
+    const context = traceparentOf(span);
+    for (const claim of picked.claims) if (claim.rawEventId === e.rawEventId) claim.traceParent = context;
+    endSpan(span, e.status === "FAILED" ? "the body did not parse" : undefined);
+  }
+}
+
 /** One pass: released claims first (they are older), then newly received events. Returns how much it did. */
 export async function processOnce(log: Log = jsonLog): Promise<number> {
   const m = workerMetrics();
@@ -148,7 +182,9 @@ export async function processOnce(log: Log = jsonLog): Promise<number> {
     log("claims.taken_over", { claims: takenOver.map((c) => c.claimId), reason: "holder gone" });
   }
   await commitAll(released, log);
+  const pickUpStarted = Date.now();
   const picked = await pickUpReceived();
+  tracePickUp(picked, pickUpStarted);
   work += picked.picked;
   if (picked.claims.length > 0) await pauseIfFaultAt("after-claim");
   if (picked.duplicates) m.duplicates.inc(picked.duplicates);

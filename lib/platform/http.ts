@@ -1,5 +1,6 @@
 // One place that turns domain outcomes and unexpected failures into HTTP:
 // a clear status and message, never a stack trace.
+import { logger } from "@/lib/platform/log";
 import type { z } from "zod";
 import { isDatabaseUnavailable } from "@/lib/platform/db";
 import type { Reason, Refusal } from "@/lib/platform/refusal";
@@ -28,7 +29,11 @@ export function handled<A extends unknown[]>(
     } catch (error) {
       if (isDatabaseUnavailable(error))
         return jsonError(503, "database_unavailable", "Database unavailable, retry later");
-      console.error("[tally] unhandled error", error);
+      // The log line carries the request's trace ids when tracing is on; the client gets none of it.
+      logger.error(
+        { error: error instanceof Error ? { message: error.message, stack: error.stack } : String(error) },
+        "http.unhandled_error",
+      );
       return jsonError(500, "internal_error", "Internal error; it has been logged");
     }
   };
