@@ -1,6 +1,8 @@
 // npm run bench:ack: acknowledgement latency and throughput of the production
 // build under load, beside a same-run baseline (bare node:http + pg, same INSERT).
 // Targets (issue 2): p99 < 50 ms; throughput >= 50% of the baseline.
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
 import pg from "pg";
 import Stripe from "stripe";
@@ -152,6 +154,29 @@ export async function startBareBaseline(dbUrl: string, tenantId: string) {
   return { ...proc, base: `http://127.0.0.1:${port}` };
 }
 
+/**
+ * An OTLP/HTTP collector on loopback that keeps nothing but a count: tracing's cost at
+ * the acknowledgement is the span work and its export, measured against a receiver
+ * that answers at once (a real collector would be on another machine).
+ */
+async function startCollector(): Promise<{ endpoint: string; posts: () => number; stop: () => Promise<void> }> {
+  let posts = 0;
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      if (req.method === "POST" && req.url === "/v1/traces") posts++;
+      res.setHeader("content-type", "application/json");
+      res.end("{}");
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return {
+    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    posts: () => posts,
+    stop: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
+
 async function main(db: BenchDatabase) {
   const url = await db.create("tally_bench_ack");
   const tenantId = await setupTenant(url);
@@ -171,6 +196,16 @@ async function main(db: BenchDatabase) {
   const app = await startWebApp(url);
   const tally = await measureAck("tally: next start, verify + INSERT", app.base + path, url);
   const tallyLight = await measureAck("tally: next start, verify + INSERT", app.base + path, url, 4);
+
+  // Tracing on (issue #21.5): the same app exporting every acknowledgement's span over OTLP/HTTP.
+  const collector = await startCollector();
+  const tracedApp = await startWebApp(url, { OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint });
+  const traced = await measureAck("tally, tracing on (OTLP export)", tracedApp.base + path, url);
+  const tracedLight = await measureAck("tally, tracing on (OTLP export)", tracedApp.base + path, url, 4);
+  await tracedApp.stop();
+  const exports = collector.posts();
+  await collector.stop();
+  console.log(`  (the collector received ${exports} OTLP exports)`);
 
   // The acknowledgement must not care how slow the work is: a worker that takes
   // 2 s per event (fault hook) and has a backlog to chew on runs beside it.
@@ -245,9 +280,15 @@ async function main(db: BenchDatabase) {
   const verdicts = {
     atLeast2000Requests: tally.requests >= MIN_REQUESTS,
     p99Under50ms: tally.p99 < 50,
+    p99Under50msWithTracingOn: traced.p99 < 50 && tracedLight.p99 < 50 && exports > 0,
     throughputAtLeastHalfOfBaseline: ratio >= 0.5,
     everyAckStored:
-      everyAckStored(tally) && everyAckStored(tallyLight) && everyAckStored(busy) && everyAckStored(busyLight),
+      everyAckStored(tally) &&
+      everyAckStored(tallyLight) &&
+      everyAckStored(traced) &&
+      everyAckStored(tracedLight) &&
+      everyAckStored(busy) &&
+      everyAckStored(busyLight),
     ackUnder50msWithSlowWorkerAtC4: busyLight.p99 < 50,
     openLoopP99Under50msAtHalfCapacityWhileDraining: atHalf.p99 < 50 && atHalf.ok === atHalf.sent,
     clientNotTheLimit: bareOpen.at(-1)!.p99 < 50 && bareOpen.at(-1)!.ok === bareOpen.at(-1)!.sent,
@@ -261,11 +302,14 @@ async function main(db: BenchDatabase) {
     `p99 at c=${CONCURRENCY}: tally/baseline ${fmt(tally.p99 / baseline.p99, 2)}x, tally/floor ${fmt(tally.p99 / floor.p99, 2)}x; p99 at c=4: ${fmt(tallyLight.p99)} ms`,
   );
   console.log(
+    `tracing on: throughput ${fmt(traced.throughput / tally.throughput, 2)}x off, p99 at c=${CONCURRENCY} ${fmt(traced.p99)} ms (${fmt(traced.p99 / tally.p99, 2)}x off), at c=4 ${fmt(tracedLight.p99)} ms (${fmt(tracedLight.p99 / tallyLight.p99, 2)}x off)`,
+  );
+  console.log(
     `with the worker busy and delayed 2 s per event: p99 at c=4 ${fmt(busyLight.p99)} ms (${fmt(busyLight.p99 / tallyLight.p99, 2)}x idle), at c=${CONCURRENCY} ${fmt(busy.p99)} ms (${fmt(busy.p99 / tally.p99, 2)}x idle)`,
   );
   for (const [name, ok] of Object.entries(verdicts)) console.log(`  ${ok ? "PASS" : "FAIL"}  ${name}`);
   console.log(
-    `saved ${saveResult("ack", { concurrency: CONCURRENCY, seconds: SECONDS, baseline, floor, tally, tallyAtConcurrency4: tallyLight, withSlowWorker: busy, withSlowWorkerAtConcurrency4: busyLight, openLoop: { baseline: bareOpen, tallyWhileDraining: tallyOpen, backlog: BACKLOG }, product: { ...product, queuedAfter: left, drainSeconds }, ratio, verdicts })}`,
+    `saved ${saveResult("ack", { concurrency: CONCURRENCY, seconds: SECONDS, baseline, floor, tally, tallyAtConcurrency4: tallyLight, tracingOn: { tally: traced, atConcurrency4: tracedLight, exports }, withSlowWorker: busy, withSlowWorkerAtConcurrency4: busyLight, openLoop: { baseline: bareOpen, tallyWhileDraining: tallyOpen, backlog: BACKLOG }, product: { ...product, queuedAfter: left, drainSeconds }, ratio, verdicts })}`,
   );
   if (!Object.values(verdicts).every(Boolean)) process.exitCode = 1;
 }
