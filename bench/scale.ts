@@ -140,7 +140,11 @@ async function fill(url: string, tenantId: string): Promise<number> {
 /** The hot-path queries as PostgreSQL plans them, with real execution (inside a rolled-back transaction). */
 async function plans(url: string, tenantId: string): Promise<Record<string, string>> {
   const c = await client(url);
-  const pickUp = (await import("@/lib/pipeline/claim")).pickUpSql(10);
+  const { queuedSql, pickedRowsSql } = await import("@/lib/pipeline/claim");
+  const queue = queuedSql(10);
+  // The newest rows stand for what a pick-up takes: a pick-up's ids are the oldest still queued.
+  const newest = await c.query<{ id: string }>("SELECT id FROM raw_events ORDER BY id DESC LIMIT 10");
+  const rows = pickedRowsSql(newest.rows.map((r) => BigInt(r.id)));
   const explain = async (sql: string, params: unknown[]) => {
     await c.query("BEGIN");
     const r = await c.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${sql}`, params);
@@ -152,7 +156,8 @@ async function plans(url: string, tenantId: string): Promise<Record<string, stri
       `INSERT INTO raw_events (tenant_id, provider, source, raw_body, headers, delivery_id) VALUES ($1, 'stripe', 'WEBHOOK', $2, '{}', NULL) RETURNING id`,
       [tenantId, Buffer.from("{}")],
     ),
-    "pick-up SELECT … FOR UPDATE SKIP LOCKED": await explain(pickUp.text, pickUp.values),
+    "pick-up: queue SELECT … FOR UPDATE SKIP LOCKED": await explain(queue.text, queue.values),
+    "pick-up: rows SELECT … WHERE id = ANY … FOR UPDATE SKIP LOCKED": await explain(rows.text, rows.values),
     "claim INSERT … ON CONFLICT DO NOTHING": await explain(
       `INSERT INTO processed_events (idempotency_key, tenant_id, provider, provider_reference, raw_event_id) VALUES ($1::text || ':stripe:pi_hist_5', $1::uuid, 'stripe', 'pi_hist_5', (SELECT min(id) FROM raw_events)) ON CONFLICT (idempotency_key) DO NOTHING RETURNING id`,
       [tenantId],

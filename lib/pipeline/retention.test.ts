@@ -20,6 +20,7 @@ import { setRawBodyRetention } from "@/lib/admin/tenants";
 import { createApiToken } from "@/lib/auth/api-tokens";
 import { ledgerViolations } from "@/lib/ledger/invariants";
 import { previewBulkReprocess } from "@/lib/pipeline/bulk-reprocess";
+import { pickedRowsSql } from "@/lib/pipeline/claim";
 import { reprocessEvent } from "@/lib/pipeline/reprocess";
 import {
   ensurePartitions,
@@ -182,6 +183,25 @@ describe("partitions by month", () => {
     // The month's bounds are UTC midnights.
     expect((await insertAt("2025-03-31T23:59:59.999Z")).rows[0]!.part).toBe("raw_events_y2025m03");
     await expect(insertAt("2025-04-01T00:00:00Z")).rejects.toThrow(/no partition/);
+  });
+
+  it("a pick-up reads only the months its events are in, however many months there are", async () => {
+    const db = pool();
+    for (const month of ["2024-01-01", "2024-02-01", "2024-03-01", "2024-04-01"])
+      await db.query("SELECT tally_create_raw_event_partition($1)", [month]);
+    const { rows } = await db.query<{ id: string }>(
+      `INSERT INTO raw_events (id, tenant_id, provider, raw_body, headers, received_at)
+       VALUES (tally_raw_event_id_at($2), $1, 'stripe', '\\x7b7d', '{}', $2) RETURNING id`,
+      [tenant.id, "2024-02-10T10:00:00Z"],
+    );
+    const picked = pickedRowsSql([BigInt(rows[0]!.id)]);
+    // Planned as the worker's unnamed statement is: with its parameters' values.
+    const plan = (await db.query(`EXPLAIN (COSTS OFF) ${picked.text}`, picked.values)).rows
+      .map((r) => r["QUERY PLAN"] as string)
+      .join("\n");
+    expect(plan.match(/raw_events_\w+/g)?.filter((n) => !n.endsWith("_pkey") && !/_id_/.test(n))).toEqual([
+      "raw_events_y2024m02",
+    ]);
   });
 
   it("a missing month is a 503 naming it, nothing stored, and the same delivery is taken once the month exists", async () => {
