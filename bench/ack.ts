@@ -159,12 +159,27 @@ export async function startBareBaseline(dbUrl: string, tenantId: string) {
  * the acknowledgement is the span work and its export, measured against a receiver
  * that answers at once (a real collector would be on another machine).
  */
-async function startCollector(): Promise<{ endpoint: string; posts: () => number; stop: () => Promise<void> }> {
+async function startCollector(): Promise<{
+  endpoint: string;
+  posts: () => number;
+  spans: () => Map<string, number>;
+  stop: () => Promise<void>;
+}> {
   let posts = 0;
+  const spans = new Map<string, number>();
   const server = http.createServer((req, res) => {
-    req.resume();
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
-      if (req.method === "POST" && req.url === "/v1/traces") posts++;
+      if (req.method === "POST" && req.url === "/v1/traces") {
+        posts++;
+        const body = JSON.parse(Buffer.concat(chunks).toString()) as {
+          resourceSpans: { scopeSpans: { spans: { name: string }[] }[] }[];
+        };
+        for (const r of body.resourceSpans)
+          for (const scope of r.scopeSpans)
+            for (const span of scope.spans) spans.set(span.name, (spans.get(span.name) ?? 0) + 1);
+      }
       res.setHeader("content-type", "application/json");
       res.end("{}");
     });
@@ -173,6 +188,7 @@ async function startCollector(): Promise<{ endpoint: string; posts: () => number
   return {
     endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     posts: () => posts,
+    spans: () => spans,
     stop: () => new Promise<void>((r) => server.close(() => r())),
   };
 }
@@ -220,8 +236,13 @@ async function main(db: BenchDatabase) {
   });
   printOpen("tally, tracing off", untracedOpen);
   const exports = collector.posts();
+  const spanNames = Object.fromEntries(collector.spans());
   await collector.stop();
-  console.log(`  (the collector received ${exports} OTLP exports)`);
+  console.log(
+    `  (the collector received ${exports} OTLP exports: ${Object.entries(spanNames)
+      .map(([n, c]) => `${c} ${n}`)
+      .join(", ")}; ${traced.requests + tracedLight.requests + tracedOpen.ok} requests timed)`,
+  );
 
   // The acknowledgement must not care how slow the work is: a worker that takes
   // 2 s per event (fault hook) and has a backlog to chew on runs beside it.
@@ -326,7 +347,7 @@ async function main(db: BenchDatabase) {
   );
   for (const [name, ok] of Object.entries(verdicts)) console.log(`  ${ok ? "PASS" : "FAIL"}  ${name}`);
   console.log(
-    `saved ${saveResult("ack", { concurrency: CONCURRENCY, seconds: SECONDS, baseline, floor, tally, tallyAtConcurrency4: tallyLight, tracingOn: { tally: traced, atConcurrency4: tracedLight, openLoop: tracedOpen, openLoopOff: untracedOpen, exports }, withSlowWorker: busy, withSlowWorkerAtConcurrency4: busyLight, openLoop: { baseline: bareOpen, tallyWhileDraining: tallyOpen, backlog: BACKLOG }, product: { ...product, queuedAfter: left, drainSeconds }, ratio, verdicts })}`,
+    `saved ${saveResult("ack", { concurrency: CONCURRENCY, seconds: SECONDS, baseline, floor, tally, tallyAtConcurrency4: tallyLight, tracingOn: { tally: traced, atConcurrency4: tracedLight, openLoop: tracedOpen, openLoopOff: untracedOpen, exports, spanNames }, withSlowWorker: busy, withSlowWorkerAtConcurrency4: busyLight, openLoop: { baseline: bareOpen, tallyWhileDraining: tallyOpen, backlog: BACKLOG }, product: { ...product, queuedAfter: left, drainSeconds }, ratio, verdicts })}`,
   );
   if (!Object.values(verdicts).every(Boolean)) process.exitCode = 1;
 }

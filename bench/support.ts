@@ -93,8 +93,13 @@ export async function waitForHttp(url: string, timeoutMs = 60_000): Promise<void
   throw new Error(`${url} did not come up within ${timeoutMs} ms`);
 }
 
+/**
+ * A port for a server the bench starts, below Linux's ephemeral range (32768–60999):
+ * from inside it, a port could be taken meanwhile by one of the many client sockets a
+ * bench opens (bench:ack once failed so, EADDRINUSE).
+ */
 export function freePort(): number {
-  return 40000 + Math.floor(Math.random() * 20000);
+  return 20000 + Math.floor(Math.random() * 12000);
 }
 
 export type Proc = { child: ChildProcess; stop(): Promise<void> };

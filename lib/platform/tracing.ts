@@ -1,7 +1,7 @@
 // OpenTelemetry traces from the acknowledgement to the receipt (issue #21.5). Off
-// unless OTEL_EXPORTER_OTLP_ENDPOINT is set (or a test gives an exporter): then no
-// provider is registered, every tracer is OpenTelemetry's no-op one, and the ack
-// path pays a null check. One webhook is one trace:
+// unless OTEL_EXPORTER_OTLP_ENDPOINT is set (or a test gives an exporter): then
+// there is no provider, the tracer is OpenTelemetry's no-op one, and the ack path
+// pays a null check. One webhook is one trace:
 //   webhook.ack (web) → event.pickup (worker) → event.commit → receipt.deliver
 // linked through the trace context stored with the raw event (raw_events.trace_parent)
 // and with its receipt (outbox.trace_parent). A pick-up's batch transaction is a
@@ -22,6 +22,7 @@ import {
   SpanStatusCode,
   trace,
   TraceFlags,
+  type Tracer,
 } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
@@ -33,7 +34,7 @@ export type { Span };
 
 // One provider per process, whichever bundle (Next's route modules, the worker) asks.
 const STATE = Symbol.for("tally.tracing");
-type State = { provider: TracerProvider; contextManager: AsyncLocalStorageContextManager };
+type State = { provider: TracerProvider; contextManager: AsyncLocalStorageContextManager; tracer: Tracer };
 const globals = globalThis as unknown as { [STATE]?: State };
 
 /**
@@ -53,8 +54,11 @@ export function startTracing(serviceName: string, exporter?: SpanExporter): bool
   });
   const contextManager = new AsyncLocalStorageContextManager().enable();
   context.setGlobalContextManager(contextManager);
-  trace.setGlobalTracerProvider(provider);
-  globals[STATE] = { provider, contextManager };
+  // Not registered as the global provider: Next.js instruments itself through the global
+  // one (BaseServer.handleRequest and its route spans, a root of their own per request),
+  // which would more than double the spans the acknowledgement makes and exports, for
+  // nothing webhook.ack does not say.
+  globals[STATE] = { provider, contextManager, tracer: provider.getTracer("tally") };
   return true;
 }
 
@@ -65,7 +69,6 @@ export async function stopTracing(): Promise<void> {
   delete globals[STATE];
   await state.provider.forceFlush();
   await state.provider.shutdown();
-  trace.disable();
   context.disable();
 }
 
@@ -75,7 +78,8 @@ export async function flushTracing(): Promise<void> {
 
 export const tracingOn = (): boolean => globals[STATE] !== undefined;
 
-export const tracer = () => trace.getTracer("tally");
+/** Tally's tracer; OpenTelemetry's no-op one when tracing is off. */
+export const tracer = (): Tracer => globals[STATE]?.tracer ?? trace.getTracer("tally");
 
 // W3C Trace Context, version 00. All-zero ids are invalid by the spec.
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
