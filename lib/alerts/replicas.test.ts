@@ -2,14 +2,13 @@
 // database: the alert opens once and clears once, and the receiver hears of
 // each once, however many passes both replicas make while it stays open or closed.
 import { mkdtempSync } from "node:fs";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SYSTEM_ACTOR } from "@/lib/admin/audit";
 import { addChannel } from "@/lib/alerts/channels";
 import { aStripePayment, aTenant, stripeRequest } from "@/dev/testing/builders";
+import { type Receiver, startReceiver } from "@/dev/testing/receiver";
 import { silent } from "@/dev/testing/drain";
 import { deliver } from "@/dev/testing/route";
 import { startWorkerProcess, type WorkerProcess } from "@/dev/testing/worker-process";
@@ -18,26 +17,18 @@ import { redeliverDeadReceipts } from "@/lib/pipeline/dead-letters";
 import { processOnce } from "@/lib/pipeline/worker";
 
 const received: { key: string; status: string }[] = [];
-let receiver: http.Server;
+let receiver: Receiver;
 let url: string;
 const running: WorkerProcess[] = [];
 beforeAll(async () => {
-  receiver = http.createServer((req, res) => {
-    let body = "";
-    req.on("data", (c) => {
-      body += c;
-    });
-    req.on("end", () => {
-      received.push({ key: String(req.headers["idempotency-key"]), status: JSON.parse(body).status });
-      res.end("ok");
-    });
+  receiver = await startReceiver(({ headers, body }) => {
+    received.push({ key: String(headers["idempotency-key"]), status: JSON.parse(body).status });
   });
-  await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
-  url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/alerts`;
+  url = `${receiver.base}/alerts`;
 });
 afterAll(async () => {
   await Promise.all(running.splice(0).map((w) => w.kill("SIGKILL")));
-  await new Promise<void>((r) => receiver.close(() => r()));
+  await receiver.close();
 });
 
 /** Waits until both replicas have judged the rules again well after `since`: at least ten passes each at 100 ms. */

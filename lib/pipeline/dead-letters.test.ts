@@ -3,9 +3,8 @@
 // (never picked up again on its own); ops redeliver by id or by a filter
 // confirmed against its preview, audited, within their tenant only; the
 // redelivered receipt carries the same idempotency key.
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { type Receiver, startReceiver } from "@/dev/testing/receiver";
 import { type Actor, SYSTEM_ACTOR } from "@/lib/admin/audit";
 import { GET as listRoute } from "@/app/api/v1/tenants/[tenant]/receipts/dead/route";
 import { POST as redeliverRoute } from "@/app/api/v1/tenants/[tenant]/receipts/dead/redeliver/route";
@@ -25,24 +24,18 @@ const ops: Actor = { type: "USER", id: "00000000-0000-4000-8000-0000000000aa", l
 /** A receiver that answers 503 while `failing`, recording every request's idempotency key. */
 const received: { key: string; reference: string }[] = [];
 let failing = true;
-let server: http.Server;
+let server: Receiver;
 let url: string;
 beforeAll(async () => {
-  server = http.createServer((req, res) => {
-    let body = "";
-    req.on("data", (c) => {
-      body += c;
-    });
-    req.on("end", () => {
-      received.push({ key: String(req.headers["idempotency-key"]), reference: JSON.parse(body).reference });
-      res.statusCode = failing ? 503 : 204;
-      res.end(failing ? "receiver down for maintenance" : "");
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/receipts`;
+  server = await startReceiver(
+    ({ headers, body }) => {
+      received.push({ key: String(headers["idempotency-key"]), reference: JSON.parse(body).reference });
+    },
+    () => (failing ? { status: 503, body: "receiver down for maintenance" } : { status: 204, body: "" }),
+  );
+  url = `${server.base}/receipts`;
 });
-afterAll(() => new Promise<void>((r) => server.close(() => r())));
+afterAll(() => server.close());
 
 function useSchedule(schedule: string) {
   process.env.TALLY_RECEIPT_RETRY_SCHEDULE = schedule;

@@ -3,13 +3,12 @@
 // to a real HTTP receiver, whose request carries the trace on. Off by default;
 // exported over OTLP/HTTP to a real collector when OTEL_EXPORTER_OTLP_ENDPOINT is set;
 // a sender's traceparent never becomes our parent.
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { InMemorySpanExporter, type ReadableSpan } from "@opentelemetry/sdk-trace";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Writable } from "node:stream";
 import { aStripePayment, aStripeRefund, stripeRequest } from "@/dev/testing/builders";
 import { drain } from "@/dev/testing/drain";
+import { type Receiver, type ReceivedRequest, startReceiver } from "@/dev/testing/receiver";
 import { fileTenant } from "@/dev/testing/file-tenant";
 import { deliver } from "@/dev/testing/route";
 import { httpTransport } from "@/lib/pipeline/receipt-transport";
@@ -22,28 +21,20 @@ const tenant = fileTenant();
 // A provider (or anyone) sending its own trace context with the webhook.
 const THEIRS = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
 
-type Received = { url: string; headers: http.IncomingHttpHeaders; body: string };
-let receiver: http.Server;
+let receiver: Receiver;
 let base: string;
-const received: Received[] = [];
+const received: ReceivedRequest[] = [];
 
 beforeAll(async () => {
-  receiver = http.createServer((req, res) => {
-    let body = "";
-    req.on("data", (c) => {
-      body += c;
-    });
-    req.on("end", () => {
-      received.push({ url: req.url ?? "", headers: req.headers, body });
-      res.end("{}");
-    });
-  });
-  await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
-  base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  receiver = await startReceiver(
+    (request) => received.push(request),
+    () => ({ body: "{}" }),
+  );
+  base = receiver.base;
 });
 afterAll(async () => {
   await stopTracing();
-  await new Promise<void>((r) => receiver.close(() => r()));
+  await receiver.close();
 });
 
 /** One signed payment through the route, the worker and the outbox to the receiver; its raw event and receipt. */

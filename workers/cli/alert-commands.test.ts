@@ -1,10 +1,9 @@
 // `npm run tally -- alert-channel …` as an operator runs it: a real process
 // against a real HTTP receiver.
 import { spawn } from "node:child_process";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { aTenant } from "@/dev/testing/builders";
+import { type Receiver, startReceiver } from "@/dev/testing/receiver";
 import { prisma } from "@/lib/platform/db";
 
 // Asynchronous: the receiver answering the CLI's test send lives in this process.
@@ -24,23 +23,15 @@ function tally(...args: string[]): Promise<{ code: number | null; out: string; e
 }
 
 const bodies: Record<string, unknown>[] = [];
-let receiver: http.Server;
+let receiver: Receiver;
 let url: string;
 beforeAll(async () => {
-  receiver = http.createServer((req, res) => {
-    let body = "";
-    req.on("data", (c) => {
-      body += c;
-    });
-    req.on("end", () => {
-      bodies.push(JSON.parse(body));
-      res.end("ok");
-    });
+  receiver = await startReceiver(({ body }) => {
+    bodies.push(JSON.parse(body));
   });
-  await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
-  url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/services/T1/B1/secret-part`;
+  url = `${receiver.base}/services/T1/B1/secret-part`;
 });
-afterAll(() => new Promise<void>((r) => receiver.close(() => r())));
+afterAll(() => receiver.close());
 
 describe("npm run tally -- alert-channel", () => {
   it("adds a Slack channel, lists it without its secret, sends a test, disables it; all audited", async () => {
