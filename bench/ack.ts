@@ -213,6 +213,9 @@ async function main(db: BenchDatabase) {
   const tally = await measureAck("tally: next start, verify + INSERT", app.base + path, url);
   const tallyLight = await measureAck("tally: next start, verify + INSERT", app.base + path, url, 4);
 
+  const open = async (base: string, rate: number, seconds = OPEN_SECONDS) =>
+    openLoop({ base, rate, seconds, next: () => signedDelivery(path) });
+
   // Tracing on (issue #21.5): the same app exporting every acknowledgement's span over OTLP/HTTP,
   // closed loop, then open loop at half the capacity just measured, each beside the same without tracing.
   const collector = await startCollector();
@@ -220,20 +223,10 @@ async function main(db: BenchDatabase) {
   const traced = await measureAck("tally, tracing on (OTLP export)", tracedApp.base + path, url);
   const tracedLight = await measureAck("tally, tracing on (OTLP export)", tracedApp.base + path, url, 4);
   const halfRate = Math.max(10, Math.round(tally.throughput / 2 / 10) * 10);
-  const tracedOpen = await openLoop({
-    base: tracedApp.base,
-    rate: halfRate,
-    seconds: OPEN_SECONDS,
-    next: () => signedDelivery(path),
-  });
+  const tracedOpen = await open(tracedApp.base, halfRate);
   printOpen("tally, tracing on (OTLP export)", tracedOpen);
   await tracedApp.stop();
-  const untracedOpen = await openLoop({
-    base: app.base,
-    rate: halfRate,
-    seconds: OPEN_SECONDS,
-    next: () => signedDelivery(path),
-  });
+  const untracedOpen = await open(app.base, halfRate);
   printOpen("tally, tracing off", untracedOpen);
   const exports = collector.posts();
   const spanNames = Object.fromEntries(collector.spans());
@@ -275,8 +268,6 @@ async function main(db: BenchDatabase) {
   // backlog of BACKLOG events at full speed beside it.
   console.log(`\nopen loop (bench/open-loop.ts), ${OPEN_SECONDS} s per rate, latency from the scheduled send time`);
   const rates = [0.25, 0.5, 0.75].map((f) => Math.max(10, Math.round((tally.throughput * f) / 10) * 10));
-  const open = async (base: string, rate: number, seconds = OPEN_SECONDS) =>
-    openLoop({ base, rate, seconds, next: () => signedDelivery(path) });
   const bareAgain = await startBareBaseline(url, tenantId);
   const bareOpen: OpenLoopResult[] = [];
   for (const rate of [...rates, 1000]) {
