@@ -29,7 +29,7 @@ export function handled<A extends unknown[]>(
     } catch (error) {
       if (isDatabaseUnavailable(error))
         return jsonError(503, "database_unavailable", "Database unavailable, retry later");
-      // The log line carries the request's trace ids when tracing is on; the client gets none of it.
+      // One JSON line through pino (the route runs in no active span, so it has no trace ids); the client gets none of it.
       logger.error(
         { error: error instanceof Error ? { message: error.message, stack: error.stack } : String(error) },
         "http.unhandled_error",
