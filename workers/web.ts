@@ -18,13 +18,15 @@ const app = next({ dev: false, dir: process.cwd(), port });
 const handle = app.getRequestHandler();
 await app.prepare();
 
-http
-  .createServer((req, res) => {
-    // Always overwritten: a client cannot supply its own.
-    req.headers[PEER_HEADER] = req.socket.remoteAddress ?? "";
-    void handle(req, res);
-  })
-  .listen(port, () => console.log(JSON.stringify({ event: "web.listening", port })));
+const server = http.createServer((req, res) => {
+  // Always overwritten: a client cannot supply its own.
+  req.headers[PEER_HEADER] = req.socket.remoteAddress ?? "";
+  void handle(req, res);
+});
+// Node's 5 s closed idle connections under clients that reuse them: a Playwright
+// API client's call after a 5 s pause was reset (ECONNRESET) in CI. See config.ts.
+server.keepAliveTimeout = config().TALLY_HTTP_KEEP_ALIVE_MS;
+server.listen(port, () => console.log(JSON.stringify({ event: "web.listening", port })));
 
 // The ack-latency alert is judged here: the histogram it reads lives in this
 // process (lib/alerts/ack-rule.ts). A failed pass is logged and tried next tick.

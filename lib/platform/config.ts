@@ -284,6 +284,11 @@ const schema = z
 
     /// Web app port for `npm start`.
     PORT: int(3000),
+    /// How long the web process keeps an idle keep-alive connection open. Node's default is
+    /// 5 s; a client or balancer that reuses a connection the server is closing at that
+    /// moment gets a reset (ECONNRESET, or a balancer's 502). Longer than the idle timeouts
+    /// of what usually sits in front (AWS ALB 60 s, HAProxy here 30 s) so the client closes first.
+    TALLY_HTTP_KEEP_ALIVE_MS: z.coerce.number().int().positive().default(65_000),
     /// `npm start`'s live demo: a provider simulator playing Stripe for the demo tenant on
     /// this port, a day of deliveries through it and a reconciliation run. "0" turns it off.
     TALLY_DEMO_SIMULATOR: z
