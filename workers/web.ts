@@ -8,11 +8,14 @@ import http from "node:http";
 import next from "next";
 import { type AckWatch, evaluateAckAlerts } from "@/lib/alerts/ack-rule";
 import { PEER_HEADER } from "@/lib/auth/client-address";
+import { ACK_PRESSURE_CHANNEL, startAckPressureSignal } from "@/lib/pipeline/ack-pressure";
 import { config } from "@/lib/platform/config";
+import { nameConnections, pool } from "@/lib/platform/db";
 import { startTracing } from "@/lib/platform/tracing";
 
 // Before Next.js loads a route: the ack spans' provider (off without OTEL_EXPORTER_OTLP_ENDPOINT).
 startTracing("tally-web");
+nameConnections("tally-web");
 const port = config().PORT;
 const app = next({ dev: false, dir: process.cwd(), port });
 const handle = app.getRequestHandler();
@@ -27,6 +30,17 @@ const server = http.createServer((req, res) => {
 // API client's call after a 5 s pause was reset (ECONNRESET) in CI. See config.ts.
 server.keepAliveTimeout = config().TALLY_HTTP_KEEP_ALIVE_MS;
 server.listen(port, () => console.log(JSON.stringify({ event: "web.listening", port })));
+
+// Acknowledgements over budget: the workers back off until they are not (lib/pipeline/ack-pressure.ts).
+// A NOTIFY per 250 ms tick at most, and only while over; a lost one costs the workers' pause, nothing else.
+startAckPressureSignal({
+  everyMs: 250,
+  budgetMs: config().TALLY_ACK_SLO_MS,
+  notify: (p) =>
+    void pool()
+      .query("SELECT pg_notify($1, $2)", [ACK_PRESSURE_CHANNEL, JSON.stringify(p)])
+      .catch(() => undefined),
+});
 
 // The ack-latency alert is judged here: the histogram it reads lives in this
 // process (lib/alerts/ack-rule.ts). A failed pass is logged and tried next tick.

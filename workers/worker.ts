@@ -3,12 +3,21 @@
 // SIGKILL at any point loses nothing: the sweep releases whatever was held.
 import http from "node:http";
 import { config } from "@/lib/platform/config";
-import { closeDb } from "@/lib/platform/db";
+import { lowerBackendPriority, lowerOwnPriority } from "@/lib/pipeline/ack-pressure";
+import { closeDb, nameConnections, pool } from "@/lib/platform/db";
 import { metrics } from "@/lib/platform/metrics";
 import { jsonLog, runWorker } from "@/lib/pipeline/worker";
 import { startTracing, stopTracing } from "@/lib/platform/tracing";
 
 if (startTracing("tally-worker")) jsonLog("tracing.on", { endpoint: process.env.OTEL_EXPORTER_OTLP_ENDPOINT });
+
+nameConnections("tally-worker");
+// Below the web process, so the acknowledgements get the CPU first (lib/pipeline/ack-pressure.ts).
+const nice = config().TALLY_WORKER_NICE;
+if (nice > 0) {
+  jsonLog("worker.priority", { nice, threads: lowerOwnPriority(nice) });
+  lowerBackendPriority(pool(), nice, jsonLog);
+}
 
 const controller = new AbortController();
 for (const signal of ["SIGTERM", "SIGINT"] as const) {

@@ -11,6 +11,7 @@ import { metrics } from "@/lib/platform/metrics";
 import { adapterFor } from "@/lib/providers";
 import type { ProviderAdapter, VerifyFailure, VerifyHint } from "@/lib/providers/types";
 import { RAW_EVENTS_CHANNEL, wake } from "@/lib/pipeline/wake";
+import { recordAck } from "@/lib/pipeline/ack-pressure";
 import { ROOT_CONTEXT } from "@opentelemetry/api";
 import {
   endSpan,
@@ -194,7 +195,9 @@ async function ingest(delivery: Delivery, span: Span | null): Promise<IngestOutc
   if (stored.kind === "inserted") wake(RAW_EVENTS_CHANNEL);
   const m = metrics();
   m.webhooksReceived.inc({ provider });
-  m.ackLatency.observe({ provider }, (performance.now() - started) / 1000);
+  const ms = performance.now() - started;
+  m.ackLatency.observe({ provider }, ms / 1000);
+  recordAck(ms, config().TALLY_ACK_SLO_MS);
   return { ok: true, eventId, acknowledgement: adapter.acknowledgement ?? DEFAULT_ACK };
 }
 

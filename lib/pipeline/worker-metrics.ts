@@ -30,6 +30,11 @@ function create() {
       labelNames: ["stage"] as const,
       registers,
     }),
+    ackYieldSeconds: new Counter({
+      name: "tally_worker_ack_yield_seconds_total",
+      help: "Time the worker paused between pick-ups because the web process reported its acknowledgements over budget",
+      registers,
+    }),
     fenced: new Counter({
       name: "tally_worker_fenced_total",
       help: "Commits refused because the claim's fencing token had moved on",

@@ -3,6 +3,7 @@
 // the alert rules with their notifications' dispatcher.
 // Safe as several replicas: every take is SKIP LOCKED or advisory-locked.
 import pg from "pg";
+import { ACK_PRESSURE_CHANNEL, AckYield } from "@/lib/pipeline/ack-pressure";
 import { pickUpReceived, type PickUpResult, takeReleasedClaims, type OwnedClaim } from "@/lib/pipeline/claim";
 import { releaseClaim, retryDelayMs } from "@/lib/pipeline/claim-state";
 import { type BatchOutcome, commitBatch } from "@/lib/pipeline/commit";
@@ -29,6 +30,7 @@ export { jsonLog, type Log } from "@/lib/platform/log";
 class Wakeups {
   private client: pg.Client | null = null;
   private waiters = new Map<string, Set<() => void>>();
+  private listeners = new Map<string, () => void>();
   private closed = false;
 
   constructor(
@@ -56,7 +58,13 @@ class Wakeups {
     }
   }
 
+  /** Called on every notification on `channel` (one of those listened to), for as long as the worker runs. */
+  on(channel: string, listener: () => void): void {
+    this.listeners.set(channel, listener);
+  }
+
   private fire(channel: string): void {
+    this.listeners.get(channel)?.();
     const set = this.waiters.get(channel);
     if (!set) return;
     this.waiters.delete(channel);
@@ -171,7 +179,7 @@ function tracePickUp(picked: PickUpResult, startTime: number): void {
 }
 
 /** One pass: released claims first (they are older), then newly received events. Returns how much it did. */
-export async function processOnce(log: Log = jsonLog): Promise<number> {
+export async function processOnce(log: Log = jsonLog, batchSize = config().TALLY_WORKER_BATCH): Promise<number> {
   const m = workerMetrics();
   let work = 0;
   const released = await takeReleasedClaims();
@@ -183,7 +191,7 @@ export async function processOnce(log: Log = jsonLog): Promise<number> {
   }
   await commitAll(released, log);
   const pickUpStarted = Date.now();
-  const picked = await pickUpReceived();
+  const picked = await pickUpReceived(batchSize);
   tracePickUp(picked, pickUpStarted);
   work += picked.picked;
   if (picked.claims.length > 0) await pauseIfFaultAt("after-claim");
@@ -258,7 +266,12 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
   const c = config();
   const log = options.log ?? jsonLog;
   const { signal } = options;
-  const wakeups = new Wakeups([RAW_EVENTS_CHANNEL, CLAIMS_CHANNEL, OUTBOX_CHANNEL], log);
+  const ackYield = c.TALLY_WORKER_ACK_YIELD ? new AckYield() : null;
+  const wakeups = new Wakeups(
+    [RAW_EVENTS_CHANNEL, CLAIMS_CHANNEL, OUTBOX_CHANNEL, ...(ackYield ? [ACK_PRESSURE_CHANNEL] : [])],
+    log,
+  );
+  if (ackYield) wakeups.on(ACK_PRESSURE_CHANNEL, () => ackYield.notice(performance.now()));
   await wakeups.connect();
   const holder = await holdClaims(log);
   const transport = options.transport ?? (await configuredTransport());
@@ -266,6 +279,8 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
   log("worker.start", {
     poll: c.TALLY_WORKER_POLL_MS,
     batch: c.TALLY_WORKER_BATCH,
+    nice: c.TALLY_WORKER_NICE,
+    ackYield: Boolean(ackYield),
     sweepEvery: c.TALLY_SWEEP_INTERVAL_MS,
     staleAfter: c.TALLY_STALE_CLAIM_MS,
     maxAttempts: c.TALLY_MAX_ATTEMPTS,
@@ -273,13 +288,28 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
   });
 
   let ready = false;
+  let yielding = false;
   const loops = [
     loop(
       "process",
       signal,
       log,
       async () => {
-        const work = await processOnce(log);
+        // The web process's acknowledgements are over budget: smaller batches, after a pause (ack-pressure.ts).
+        const { batch, pauseMs } = ackYield?.next(performance.now(), c.TALLY_WORKER_BATCH) ?? {
+          batch: c.TALLY_WORKER_BATCH,
+          pauseMs: 0,
+        };
+        if (pauseMs > 0) {
+          if (!yielding) log("worker.yielding", { to: "acknowledgements", batch });
+          yielding = true;
+          m.ackYieldSeconds.inc(pauseMs / 1000);
+          await sleepUnlessAborted(pauseMs, signal);
+        } else if (yielding) {
+          yielding = false;
+          log("worker.full_speed", {});
+        }
+        const work = await processOnce(log, batch);
         // Once per process: connected, its first look at the queue done. The replay's
         // supervisor kills only workers past this point, so a kill interrupts work.
         if (!ready) {

@@ -99,6 +99,14 @@ const schema = z
     TALLY_WORKER_BATCH: int(25),
     /// Claims of a batch prepared side by side (parsed again, confirmed with the provider) before their one transaction.
     TALLY_WORKER_COMMIT_CONCURRENCY: int(4),
+    /// The acknowledgement wins the CPU (lib/pipeline/ack-pressure.ts): the worker's scheduling
+    /// priority (nice, 0–19; its PostgreSQL backends' too where the server is this user's on this
+    /// machine), and whether it backs off while the web process reports acks over TALLY_ACK_SLO_MS.
+    TALLY_WORKER_NICE: z.coerce.number().int().min(0).max(19).default(10),
+    TALLY_WORKER_ACK_YIELD: z
+      .enum(["0", "1", "true", "false"])
+      .default("1")
+      .transform((v) => v === "1" || v === "true"),
     TALLY_SWEEP_INTERVAL_MS: int(120_000),
     TALLY_STALE_CLAIM_MS: int(300_000),
     TALLY_MAX_ATTEMPTS: int(10),

@@ -18,11 +18,18 @@ export function databaseUrl(): string {
 
 type Handles = { prisma: PrismaClient; pool: pg.Pool };
 // Next.js dev reloads modules; keep one pool per process, not one per reload.
-const holder = globalThis as typeof globalThis & { __tallyDb?: Handles };
+// The name too: the route handlers Next.js compiled load this module apart from workers/web.ts.
+const holder = globalThis as typeof globalThis & { __tallyDb?: Handles; __tallyDbName?: string };
+
+/** Names this process's database connections in pg_stat_activity ("tally-worker", "tally-web"); call before the first query. */
+export function nameConnections(name: string): void {
+  holder.__tallyDbName = name;
+}
 
 function open(): Handles {
   const pool = new pg.Pool({
     connectionString: databaseUrl(),
+    application_name: holder.__tallyDbName ?? "tally",
     max: config().TALLY_DB_POOL_SIZE,
     // Fail fast when the database is down, so callers can answer 503 instead of hanging.
     connectionTimeoutMillis: 3000,
