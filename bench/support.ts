@@ -135,10 +135,18 @@ export async function startWebApp(
   extraEnv: Record<string, string> = {},
 ): Promise<Proc & { base: string }> {
   const port = freePort();
+  // The web process as `npm start` runs it (Next.js's handler in workers/web.ts, which
+  // also tells the workers when acknowledgements are over budget), not bare `next start`.
   const proc = startProcess(
-    path.join("node_modules", ".bin", "next"),
-    ["start", "-p", String(port)],
-    { DATABASE_URL: databaseUrl, NEXT_TELEMETRY_DISABLED: "1", ...extraEnv },
+    process.execPath,
+    ["--import", "tsx", "workers/web.ts"],
+    {
+      DATABASE_URL: databaseUrl,
+      NODE_ENV: "production",
+      PORT: String(port),
+      NEXT_TELEMETRY_DISABLED: "1",
+      ...extraEnv,
+    },
     "web",
   );
   const base = `http://127.0.0.1:${port}`;
