@@ -119,7 +119,7 @@ export async function fillBacklog(url: string, tenantId: string, n: number): Pro
   await c.end();
 }
 
-async function queued(url: string): Promise<number> {
+export async function queued(url: string): Promise<number> {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   const n = Number((await c.query("SELECT count(*) FROM raw_event_queue")).rows[0].count);

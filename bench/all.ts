@@ -5,7 +5,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { machine } from "@/bench/support";
 
-const benches = ["ack", "worker", "recon", "scale", "day"];
+const benches = ["ack", "cpu", "worker", "recon", "scale", "day"];
 const collectOnly = process.argv.includes("--collect");
 const outcomes: Record<string, { exitCode: number | null; result: unknown }> = {};
 for (const name of [...benches, ...(collectOnly ? ["replay-day"] : [])]) {
