@@ -11,9 +11,9 @@
 //      default). The kernel then gives the web process the CPU first, whenever it wants it.
 //   2. Back-off. The web process tells the workers when its acknowledgements are over
 //      their budget (TALLY_ACK_SLO_MS): a NOTIFY on ACK_PRESSURE_CHANNEL, at most one per
-//      tick. A worker that hears it takes smaller batches with growing pauses between
-//      them, and goes back to full speed a second after the last one. Losing a notice
-//      costs only latency, and the work is all still queued: nothing is skipped, only later.
+//      tick. A worker that hears it pauses between pick-ups (a duty cycle, AckYield), and
+//      goes back to full speed a second after the last one. Losing a notice costs only
+//      latency, and the work is all still queued: nothing is skipped, only later.
 import { readdirSync, readFileSync } from "node:fs";
 import os from "node:os";
 import type pg from "pg";
@@ -78,35 +78,40 @@ export function startAckPressureSignal(o: {
 
 /** How long one notice holds the worker back: several ticks of the web's signal. */
 export const HOLD_MS = 1000;
-const FIRST_PAUSE_MS = 50;
-const MAX_PAUSE_MS = 800;
+const MAX_FACTOR = 4;
+const MIN_PAUSE_MS = 20;
+const MAX_PAUSE_MS = 10_000;
 
 /**
- * The worker's back-off. While notices keep coming the pause before each pick-up
- * doubles (50 ms up to 800 ms) and the batch is a fifth of the configured one
- * (shorter transactions hold the CPU in shorter bursts); HOLD_MS after the last
- * notice it is back to full batches with no pause.
+ * The worker's back-off, a duty cycle: while notices keep coming, after each pick-up
+ * it pauses for as long as that pick-up worked, then twice, then four times as long
+ * (20 ms to 10 s; a pause ends early once the notices stop). So it gives the web process at least half and then up to four
+ * fifths of its own CPU time, yet never stops: a pressure the worker cannot relieve
+ * (a slow disk, ingest alone saturating the machine) leaves it a fifth of its speed,
+ * not a backlog that only grows. Batches keep their size: smaller ones would cost more
+ * CPU per event. HOLD_MS after the last notice it is back to full speed.
  */
 export class AckYield {
   private lastNoticeAt = Number.NEGATIVE_INFINITY;
-  private pauseMs = 0;
+  private factor = 0;
 
   notice(now: number): void {
     this.lastNoticeAt = now;
   }
 
+  /** Still told to yield: a notice within HOLD_MS. */
   yielding(now: number): boolean {
     return now - this.lastNoticeAt <= HOLD_MS;
   }
 
-  /** Before a pick-up: the batch to take and how long to wait first. */
-  next(now: number, batch: number): { batch: number; pauseMs: number } {
+  /** After a pick-up that worked `workedMs`: how long to pause before the next one. */
+  pauseAfter(now: number, workedMs: number): number {
     if (!this.yielding(now)) {
-      this.pauseMs = 0;
-      return { batch, pauseMs: 0 };
+      this.factor = 0;
+      return 0;
     }
-    this.pauseMs = Math.min(MAX_PAUSE_MS, Math.max(FIRST_PAUSE_MS, this.pauseMs * 2));
-    return { batch: Math.max(1, Math.ceil(batch / 5)), pauseMs: this.pauseMs };
+    this.factor = Math.min(MAX_FACTOR, Math.max(1, this.factor * 2));
+    return Math.min(MAX_PAUSE_MS, Math.max(MIN_PAUSE_MS, workedMs * this.factor));
   }
 }
 

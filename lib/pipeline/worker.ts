@@ -179,7 +179,7 @@ function tracePickUp(picked: PickUpResult, startTime: number): void {
 }
 
 /** One pass: released claims first (they are older), then newly received events. Returns how much it did. */
-export async function processOnce(log: Log = jsonLog, batchSize = config().TALLY_WORKER_BATCH): Promise<number> {
+export async function processOnce(log: Log = jsonLog): Promise<number> {
   const m = workerMetrics();
   let work = 0;
   const released = await takeReleasedClaims();
@@ -191,7 +191,7 @@ export async function processOnce(log: Log = jsonLog, batchSize = config().TALLY
   }
   await commitAll(released, log);
   const pickUpStarted = Date.now();
-  const picked = await pickUpReceived(batchSize);
+  const picked = await pickUpReceived();
   tracePickUp(picked, pickUpStarted);
   work += picked.picked;
   if (picked.claims.length > 0) await pauseIfFaultAt("after-claim");
@@ -288,28 +288,38 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
   });
 
   let ready = false;
-  let yielding = false;
+  // While yielding: the time it worked and paused, logged when it is back to full speed.
+  let episode: { workedMs: number; pausedMs: number } | null = null;
   const loops = [
     loop(
       "process",
       signal,
       log,
       async () => {
-        // The web process's acknowledgements are over budget: smaller batches, after a pause (ack-pressure.ts).
-        const { batch, pauseMs } = ackYield?.next(performance.now(), c.TALLY_WORKER_BATCH) ?? {
-          batch: c.TALLY_WORKER_BATCH,
-          pauseMs: 0,
-        };
+        const started = performance.now();
+        const work = await processOnce(log);
+        // The web process's acknowledgements are over budget: pause as the duty cycle says (ack-pressure.ts).
+        const pauseMs = work > 0 ? (ackYield?.pauseAfter(performance.now(), performance.now() - started) ?? 0) : 0;
         if (pauseMs > 0) {
-          if (!yielding) log("worker.yielding", { to: "acknowledgements", batch });
-          yielding = true;
-          m.ackYieldSeconds.inc(pauseMs / 1000);
-          await sleepUnlessAborted(pauseMs, signal);
-        } else if (yielding) {
-          yielding = false;
-          log("worker.full_speed", {});
+          if (!episode) log("worker.yielding", { to: "acknowledgements" });
+          episode ??= { workedMs: 0, pausedMs: 0 };
+          episode.workedMs += performance.now() - started;
+          const pauseStarted = performance.now();
+          // In steps, so the pause ends as soon as the notices stop.
+          for (let now = pauseStarted; !signal.aborted && now < pauseStarted + pauseMs && ackYield!.yielding(now); ) {
+            await sleepUnlessAborted(Math.min(100, pauseStarted + pauseMs - now), signal);
+            now = performance.now();
+          }
+          const paused = performance.now() - pauseStarted;
+          episode.pausedMs += paused;
+          m.ackYieldSeconds.inc(paused / 1000);
+        } else if (episode) {
+          log("worker.full_speed", {
+            workedMs: Math.round(episode.workedMs),
+            pausedMs: Math.round(episode.pausedMs),
+          });
+          episode = null;
         }
-        const work = await processOnce(log, batch);
         // Once per process: connected, its first look at the queue done. The replay's
         // supervisor kills only workers past this point, so a kill interrupts work.
         if (!ready) {
