@@ -6,7 +6,8 @@
 // no back-off (TALLY_WORKER_NICE=0, TALLY_WORKER_ACK_YIELD=0) and as shipped (nice 10,
 // backing off while the web process reports acks over TALLY_ACK_SLO_MS). The floor,
 // in the same run: the same web process at the same rate with no worker at all, which
-// is all an acknowledgement can get from this machine. The price is paid in drain
+// is all an acknowledgement can get from this machine. Each round's web process is warmed
+// for WARMUP_SECONDS at the rate before the worker starts. The price is paid in drain
 // time: how long after the load the queue is empty, per round.
 import { fillBacklog, queued, setupTenant, signedDelivery } from "@/bench/ack";
 import { openLoop, type OpenLoopResult } from "@/bench/open-loop";
@@ -16,6 +17,7 @@ const RATE = Number(process.env.CPU_RATE ?? 200);
 const SECONDS = Number(process.env.CPU_SECONDS ?? 30);
 const BACKLOG = Number(process.env.CPU_BACKLOG ?? 20_000);
 const DRAIN_LIMIT_S = 300;
+const WARMUP_SECONDS = 5;
 const PATH = "/api/webhooks/bench/stripe";
 
 type Mode = "off" | "on";
@@ -24,7 +26,50 @@ type Round = OpenLoopResult & {
   queuedAtStop: number;
   postedDuringLoad: number;
   drainSeconds: number | null;
+  /** What the active backends of each process were doing, sampled every 50 ms during the load ("CPU": no wait event). */
+  waitedOn: Record<string, Record<string, number>>;
 };
+
+/**
+ * pg_stat_activity every 50 ms: the wait events of the web process's and the worker's
+ * active backends (named by application_name), so a stall says whether it is CPU,
+ * a lock, or the WAL's flush to disk.
+ */
+async function sampleWaits(url: string) {
+  const pg = (await import("pg")).default;
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  const counts: Record<string, Record<string, number>> = {};
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const { rows } = await c.query<{ app: string; wait: string }>(
+        `SELECT application_name AS app, coalesce(wait_event_type || ':' || wait_event, 'CPU') AS wait
+           FROM pg_stat_activity WHERE state = 'active' AND application_name IN ('tally-web', 'tally-worker')`,
+      );
+      for (const { app, wait } of rows) {
+        counts[app] ??= {};
+        counts[app][wait] = (counts[app][wait] ?? 0) + 1;
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      await loop;
+      await c.end();
+      return counts;
+    },
+  };
+}
+
+const top = (counts: Record<string, number> | undefined, n = 4) =>
+  Object.entries(counts ?? {})
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, n)
+    .map(([w, k]) => `${w} ${k}`)
+    .join(", ") || "none";
 
 const postedCount = async (url: string) => {
   const pg = (await import("pg")).default;
@@ -40,6 +85,9 @@ async function round(db: BenchDatabase, mode: Round["mode"], i: number): Promise
   const tenantId = await setupTenant(url);
   if (mode !== "alone") await fillBacklog(url, tenantId, BACKLOG);
   const app = await startWebApp(url);
+  // Warm, before any worker: a cold web process (JIT, the pool's connections, caches) stalls
+  // its first second for seconds, which is not what is measured here.
+  await openLoop({ base: app.base, rate: RATE, seconds: WARMUP_SECONDS, next: () => signedDelivery(PATH) });
   const worker =
     mode === "alone"
       ? null
@@ -57,7 +105,9 @@ async function round(db: BenchDatabase, mode: Round["mode"], i: number): Promise
   // The load starts once the worker is draining at full speed (the queue is going down).
   if (worker) while ((await queued(url)) > BACKLOG - 500) await new Promise((r) => setTimeout(r, 100));
   const postedBefore = await postedCount(url);
+  const waits = await sampleWaits(url);
   const load = await openLoop({ base: app.base, rate: RATE, seconds: SECONDS, next: () => signedDelivery(PATH) });
+  const waitedOn = await waits.stop();
   const queuedAtStop = await queued(url);
   const postedDuringLoad = (await postedCount(url)) - postedBefore;
   const stopped = performance.now();
@@ -69,12 +119,15 @@ async function round(db: BenchDatabase, mode: Round["mode"], i: number): Promise
     await worker.stop();
   }
   await app.stop();
-  const r: Round = { mode, ...load, queuedAtStop, postedDuringLoad, drainSeconds };
+  const r: Round = { mode, ...load, queuedAtStop, postedDuringLoad, drainSeconds, waitedOn };
   console.log(
-    `${`round ${i}: ${mode === "alone" ? "web process alone (floor)" : `worker ${mode === "on" ? "yielding (nice 10 + back-off)" : "not yielding (nice 0)"}`}`.padEnd(54)} p50 ${fmt(r.p50).padStart(7)} ms  p99 ${fmt(r.p99).padStart(7)} ms  max ${fmt(r.max, 0).padStart(6)} ms  ok ${r.ok}/${r.sent}  errors ${r.errors}` +
+    `${`round ${i}: ${mode === "alone" ? "web process alone (floor)" : `worker ${mode === "on" ? "yielding (nice 10 + back-off)" : "not yielding (nice 0)"}`}`.padEnd(54)} p50 ${fmt(r.p50).padStart(7)} ms  p99 ${fmt(r.p99).padStart(7)} ms  max ${fmt(r.max, 0).padStart(6)} ms  ok ${r.ok}/${r.sent}  errors ${r.errors}  seconds with a request over 50 ms: ${r.secondsOver50ms.length} (${r.secondsOver50ms.slice(0, 8).join(",")}${r.secondsOver50ms.length > 8 ? ",…" : ""})` +
       (worker
         ? `  posted during the load ${postedDuringLoad} (${fmt(postedDuringLoad / SECONDS, 0)}/s), queue at stop ${queuedAtStop}, empty ${drainSeconds === null ? `not within ${DRAIN_LIMIT_S} s` : `${fmt(drainSeconds)} s`} after`
         : ""),
+  );
+  console.log(
+    `    the web's backends waited on: ${top(waitedOn["tally-web"])}; the worker's: ${top(waitedOn["tally-worker"])}`,
   );
   return r;
 }

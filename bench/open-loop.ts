@@ -25,6 +25,8 @@ export type OpenLoopResult = {
   max: number;
   /** How late the client itself sent its latest request: above a few ms the client, not the server, is the limit. */
   maxSendLagMs: number;
+  /** The seconds of the schedule (from its start) in which some request took over 50 ms: a cold start, or stalls through the run. */
+  secondsOver50ms: number[];
 };
 
 export type Delivery = { path: string; body: Buffer; headers: Record<string, string> };
@@ -45,6 +47,7 @@ export async function openLoop(o: {
   const total = Math.round(o.rate * o.seconds);
   const interval = 1000 / o.rate;
   const latencies: number[] = [];
+  const slowSeconds = new Set<number>();
   let ok = 0;
   let non2xx = 0;
   let errors = 0;
@@ -53,6 +56,11 @@ export async function openLoop(o: {
 
   const fire = (d: Delivery, scheduled: number) =>
     new Promise<void>((resolve) => {
+      const took = () => {
+        const ms = performance.now() - scheduled;
+        latencies.push(ms);
+        if (ms > 50) slowSeconds.add(Math.floor((scheduled - start) / 1000));
+      };
       const req = http.request(
         {
           host: url.hostname,
@@ -66,7 +74,7 @@ export async function openLoop(o: {
         (res) => {
           res.resume();
           res.on("end", () => {
-            latencies.push(performance.now() - scheduled);
+            took();
             if (res.statusCode && res.statusCode >= 200 && res.statusCode < 300) ok++;
             else non2xx++;
             resolve();
@@ -76,7 +84,7 @@ export async function openLoop(o: {
       req.on("timeout", () => req.destroy(new Error("timeout")));
       req.on("error", () => {
         errors++;
-        latencies.push(performance.now() - scheduled);
+        took();
         resolve();
       });
       req.end(d.body);
@@ -115,5 +123,6 @@ export async function openLoop(o: {
     p99: percentile(latencies, 99),
     max: latencies.at(-1) ?? Number.NaN,
     maxSendLagMs,
+    secondsOver50ms: [...slowSeconds].sort((a, b) => a - b),
   };
 }
