@@ -10,6 +10,7 @@ import { type AckWatch, evaluateAckAlerts } from "@/lib/alerts/ack-rule";
 import { PEER_HEADER } from "@/lib/auth/client-address";
 import { ACK_PRESSURE_CHANNEL, startAckPressureSignal } from "@/lib/pipeline/ack-pressure";
 import { config } from "@/lib/platform/config";
+import { jsonLog } from "@/lib/platform/log";
 import { nameConnections, pool } from "@/lib/platform/db";
 import { startTracing } from "@/lib/platform/tracing";
 
@@ -29,7 +30,7 @@ const server = http.createServer((req, res) => {
 // Node's 5 s closed idle connections under clients that reuse them: a Playwright
 // API client's call after a 5 s pause was reset (ECONNRESET) in CI. See config.ts.
 server.keepAliveTimeout = config().TALLY_HTTP_KEEP_ALIVE_MS;
-server.listen(port, () => console.log(JSON.stringify({ event: "web.listening", port })));
+server.listen(port, () => jsonLog("web.listening", { port }));
 
 // Acknowledgements over budget: the workers back off until they are not (lib/pipeline/ack-pressure.ts).
 // A NOTIFY per 250 ms tick at most, and only while over; a lost one costs the workers' pause, nothing else.
@@ -53,9 +54,8 @@ setInterval(() => {
           ["alert.opened", p.opened],
           ["alert.resolved", p.resolved],
         ] as const)
-          for (const a of list)
-            console.log(JSON.stringify({ event, tenant: p.tenant, rule: a.rule, subject: a.subject }));
+          for (const a of list) jsonLog(event, { tenant: p.tenant, rule: a.rule, subject: a.subject });
     },
-    (error) => console.log(JSON.stringify({ event: "alerts.error", error: String(error) })),
+    (error) => jsonLog("alerts.error", { error: String(error) }),
   );
 }, config().TALLY_ALERT_INTERVAL_MS).unref();
