@@ -4,6 +4,7 @@
 // Tally trusts: the transaction must exist, be successful, and agree on reference,
 // amount, currency and the account credited. Definite answers are values; outages are thrown (retry).
 import { z } from "zod";
+import { providerApiBase } from "@/lib/providers/api-base";
 import { decimalText, toMinorUnits } from "@/lib/ledger/money";
 import { metadataAccount } from "@/lib/providers/fields";
 import { confirmSettings } from "@/lib/providers/confirm-settings";
@@ -39,13 +40,6 @@ const verifyResponse = z.object({
 });
 
 /** Plain http only to this machine (tests, a local stub); the secret key never crosses a network in clear text. */
-function usableBaseUrl(text: string): URL | null {
-  const url = new URL(text);
-  if (url.protocol === "https:") return url;
-  if (url.protocol === "http:" && ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname)) return url;
-  return null;
-}
-
 export function flutterwaveConfirmer(options: { timeoutMs?: number } = {}) {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
 
@@ -55,13 +49,9 @@ export function flutterwaveConfirmer(options: { timeoutMs?: number } = {}) {
   ): Promise<ConfirmResult> {
     const settings = confirmSettings(settingsSchema, rawSettings);
     if (!settings.ok) return settings;
-    const base = usableBaseUrl(settings.value.apiBaseUrl);
-    if (!base)
-      return {
-        ok: false,
-        reason: "not_configured",
-        message: `settings.apiBaseUrl must be https (got ${settings.value.apiBaseUrl})`,
-      };
+    const api = providerApiBase(settings.value.apiBaseUrl, { provider: "Flutterwave", hosts: ["api.flutterwave.com"] });
+    if (!api.ok) return { ok: false, reason: "not_configured", message: api.message };
+    const base = api.url;
     if (!movement.lookupId)
       return {
         ok: false,

@@ -8,8 +8,8 @@
 // FAILED, naming the field. Definite answers are values; outages are thrown (retry).
 import { createHash } from "node:crypto";
 import { z } from "zod";
+import { type ApiBase, providerApiBase } from "@/lib/providers/api-base";
 import { decimalText, toMinorUnits } from "@/lib/ledger/money";
-import { config } from "@/lib/platform/config";
 import { confirmSettings } from "@/lib/providers/confirm-settings";
 import type { ConfirmResult, Movement } from "@/lib/providers/types";
 
@@ -59,25 +59,9 @@ const SETTLED_STATUSES = {
   REFUND: new Set(["COMPLETED"]),
 } as const;
 
-/**
- * https to PayPal's API hosts; anything else (a simulator, a local stub) only where
- * simulators are allowed (outside production, or TALLY_ALLOW_INSECURE_SIMULATORS=1),
- * and plain http only to this machine: the client secret never crosses a network in clear.
- */
-export function paypalApiBase(text: string): { ok: true; url: URL } | { ok: false; message: string } {
-  const url = new URL(text);
-  if (url.protocol === "https:" && PAYPAL_API_HOSTS.has(url.hostname) && !url.port && !url.username && !url.password)
-    return { ok: true, url };
-  const c = config();
-  if (c.NODE_ENV === "production" && !c.TALLY_ALLOW_INSECURE_SIMULATORS) {
-    return {
-      ok: false,
-      message: `settings.apiBaseUrl ${text} is not PayPal's API (api-m.paypal.com, api-m.sandbox.paypal.com); other hosts are for simulators, refused in production unless TALLY_ALLOW_INSECURE_SIMULATORS=1`,
-    };
-  }
-  if (url.protocol === "https:") return { ok: true, url };
-  if (url.protocol === "http:" && ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname)) return { ok: true, url };
-  return { ok: false, message: `settings.apiBaseUrl must be https (got ${text})` };
+/** https to PayPal's API hosts; others only where simulators are allowed (lib/providers/api-base.ts). */
+export function paypalApiBase(text: string): ApiBase {
+  return providerApiBase(text, { provider: "PayPal", hosts: [...PAYPAL_API_HOSTS] });
 }
 
 function upLinkId(links: { href: string; rel: string }[] | null | undefined): string | undefined {

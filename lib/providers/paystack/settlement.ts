@@ -8,6 +8,7 @@
 // looking like ours-not-theirs every night. The transaction and refund lists are the
 // same record those settlements are made from, complete the moment money moves,
 // which is what Stripe's balance transactions are on the Stripe side.
+import { apiBaseOrThrow } from "@/lib/providers/api-base";
 import type { EndpointContext, FetchedEvent, SettlementLine, SettlementSource, Window } from "@/lib/providers/types";
 
 type Transaction = {
@@ -43,7 +44,10 @@ const PER_PAGE = 100;
 const DAY_MS = 86_400_000;
 
 function api(settings: Record<string, unknown>) {
-  const base = String(settings.apiBaseUrl ?? "https://api.paystack.co").replace(/\/$/, "");
+  const base = apiBaseOrThrow(String(settings.apiBaseUrl ?? "https://api.paystack.co"), {
+    provider: "Paystack",
+    hosts: ["api.paystack.co"],
+  });
   const key = settings.apiKey;
   if (typeof key !== "string" || !key)
     throw new Error("the paystack endpoint has no apiKey (its secret key) in its settings");

@@ -2,6 +2,7 @@
 // from) for a window, and single objects for events that never arrived.
 // The endpoint's settings name the API key (apiKey) and, for the simulator or a
 // proxy, the base URL (apiBaseUrl, default https://api.stripe.com).
+import { apiBaseOrThrow } from "@/lib/providers/api-base";
 import { fromStripeMinor } from "@/lib/providers/stripe/amount";
 import { stripeCategory } from "@/lib/providers/stripe/categories";
 import type { EndpointContext, FetchedEvent, SettlementLine, SettlementSource, Window } from "@/lib/providers/types";
@@ -27,8 +28,12 @@ type BalanceTransaction = {
     | null;
 };
 
+const STRIPE_API = { provider: "Stripe", hosts: ["api.stripe.com"] } as const;
+const stripeBase = (settings: Record<string, unknown>) =>
+  apiBaseOrThrow(String(settings.apiBaseUrl ?? "https://api.stripe.com"), STRIPE_API);
+
 function api(settings: Record<string, unknown>) {
-  const base = String(settings.apiBaseUrl ?? "https://api.stripe.com").replace(/\/$/, "");
+  const base = stripeBase(settings);
   const key = settings.apiKey;
   if (typeof key !== "string" || !key) throw new Error("the stripe endpoint has no apiKey in its settings");
   return async (path: string): Promise<Response> => {
@@ -110,7 +115,7 @@ export const stripeSettlement: SettlementSource = {
    */
   async *undelivered(endpoint: EndpointContext, window: Window) {
     const get = api(endpoint.settings);
-    const base = String(endpoint.settings.apiBaseUrl ?? "https://api.stripe.com").replace(/\/$/, "");
+    const base = stripeBase(endpoint.settings);
     const from = Math.floor(window.from.getTime() / 1000);
     const to = Math.ceil(window.to.getTime() / 1000);
     let after: string | null = null;
@@ -155,7 +160,7 @@ export const stripeSettlement: SettlementSource = {
     return {
       rawBody: Buffer.from(JSON.stringify(event)),
       headers: { "content-type": "application/json" },
-      fetchedFrom: `${String(endpoint.settings.apiBaseUrl ?? "https://api.stripe.com")}/v1/${path}/${reference}`,
+      fetchedFrom: `${stripeBase(endpoint.settings)}/v1/${path}/${reference}`,
     };
   },
 };
