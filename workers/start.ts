@@ -100,14 +100,19 @@ async function main() {
     ...(encryptionKey ? { TALLY_ENCRYPTION_KEY: encryptionKey } : {}),
     NEXT_TELEMETRY_DISABLED: "1",
     PORT: String(port),
+    // Both processes are production, as next start is: fault hooks refused, and provider APIs,
+    // PayPal certificates and identity providers only at their real hosts (lib/providers/api-base.ts)...
+    NODE_ENV: "production" as const,
+    // ...except that the live demo's Stripe is a simulator on this machine, so with the demo on
+    // simulators are allowed (TALLY_DEMO_SIMULATOR=0 wherever real money arrives).
+    ...(c.TALLY_DEMO_SIMULATOR && !c.TALLY_ALLOW_INSECURE_SIMULATORS ? { TALLY_ALLOW_INSECURE_SIMULATORS: "1" } : {}),
   };
-  // workers/web.ts is `next start` plus the connection's peer address (see there); production, as next start is.
+  // workers/web.ts is `next start` plus the connection's peer address (see there).
   const children: Child[] = [
     {
       name: "web",
       command: process.execPath,
       args: ["--import", "tsx", "workers/web.ts"],
-      env: { NODE_ENV: "production" },
       restarts: 0,
     },
   ];
@@ -138,7 +143,7 @@ Tally is starting on ${base}
   webhooks      ${base}/api/webhooks/${demo.tenant}/stripe    secret ${demo.secrets.stripe}
                 ${base}/api/webhooks/${demo.tenant}/standard  secret ${demo.secrets.standard}
   health        ${base}/api/health      metrics ${base}/api/metrics
-  demo provider ${live ? `${live.simulator.url} plays Stripe for "${demo.tenant}" (settlement API; TALLY_DEMO_SIMULATOR=0 turns it off)` : "off"}
+  demo provider ${live ? `${live.simulator.url} plays Stripe for "${demo.tenant}" (settlement API; simulators allowed while it runs; TALLY_DEMO_SIMULATOR=0 turns it off)` : "off"}
   sign in       ${base}/login
 ${demo.users.map((u) => `                ${u.role.padEnd(10)} ${u.email.padEnd(26)} ${u.password}`).join("\n")}
 Stop with Ctrl-C.`);
