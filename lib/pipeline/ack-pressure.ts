@@ -113,6 +113,43 @@ export class AckYield {
     this.factor = Math.min(MAX_FACTOR, Math.max(1, this.factor * 2));
     return Math.min(MAX_PAUSE_MS, Math.max(MIN_PAUSE_MS, workedMs * this.factor));
   }
+
+  // While yielding: the time it worked and paused, logged when it is back to full speed.
+  private episode: { workedMs: number; pausedMs: number } | null = null;
+
+  /**
+   * Called by the worker's loop after each pick-up (`work` events, taking `workedMs`):
+   * pauses as the duty cycle says, in steps so that the pause ends as soon as the
+   * notices stop. Logs the episode's start, and its worked and paused time at its end.
+   * Returns the milliseconds it paused.
+   */
+  async afterPickUp(
+    work: number,
+    workedMs: number,
+    o: { signal: AbortSignal; sleep: (ms: number, signal: AbortSignal) => Promise<void>; log: Log },
+  ): Promise<number> {
+    const pauseMs = work > 0 ? this.pauseAfter(performance.now(), workedMs) : 0;
+    if (pauseMs === 0) {
+      if (this.episode)
+        o.log("worker.full_speed", {
+          workedMs: Math.round(this.episode.workedMs),
+          pausedMs: Math.round(this.episode.pausedMs),
+        });
+      this.episode = null;
+      return 0;
+    }
+    if (!this.episode) o.log("worker.yielding", { to: "acknowledgements" });
+    this.episode ??= { workedMs: 0, pausedMs: 0 };
+    this.episode.workedMs += workedMs;
+    const started = performance.now();
+    for (let now = started; !o.signal.aborted && now < started + pauseMs && this.yielding(now); ) {
+      await o.sleep(Math.min(100, started + pauseMs - now), o.signal);
+      now = performance.now();
+    }
+    const paused = performance.now() - started;
+    this.episode.pausedMs += paused;
+    return paused;
+  }
 }
 
 /**

@@ -288,8 +288,6 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
   });
 
   let ready = false;
-  // While yielding: the time it worked and paused, logged when it is back to full speed.
-  let episode: { workedMs: number; pausedMs: number } | null = null;
   const loops = [
     loop(
       "process",
@@ -299,26 +297,13 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
         const started = performance.now();
         const work = await processOnce(log);
         // The web process's acknowledgements are over budget: pause as the duty cycle says (ack-pressure.ts).
-        const pauseMs = work > 0 ? (ackYield?.pauseAfter(performance.now(), performance.now() - started) ?? 0) : 0;
-        if (pauseMs > 0) {
-          if (!episode) log("worker.yielding", { to: "acknowledgements" });
-          episode ??= { workedMs: 0, pausedMs: 0 };
-          episode.workedMs += performance.now() - started;
-          const pauseStarted = performance.now();
-          // In steps, so the pause ends as soon as the notices stop.
-          for (let now = pauseStarted; !signal.aborted && now < pauseStarted + pauseMs && ackYield!.yielding(now); ) {
-            await sleepUnlessAborted(Math.min(100, pauseStarted + pauseMs - now), signal);
-            now = performance.now();
-          }
-          const paused = performance.now() - pauseStarted;
-          episode.pausedMs += paused;
-          m.ackYieldSeconds.inc(paused / 1000);
-        } else if (episode) {
-          log("worker.full_speed", {
-            workedMs: Math.round(episode.workedMs),
-            pausedMs: Math.round(episode.pausedMs),
+        if (ackYield) {
+          const paused = await ackYield.afterPickUp(work, performance.now() - started, {
+            signal,
+            sleep: sleepUnlessAborted,
+            log,
           });
-          episode = null;
+          if (paused > 0) m.ackYieldSeconds.inc(paused / 1000);
         }
         // Once per process: connected, its first look at the queue done. The replay's
         // supervisor kills only workers past this point, so a kill interrupts work.
