@@ -1,5 +1,6 @@
 // Tenants, their provider endpoints and signing secrets. Secrets can overlap
 // during a rotation: the old one keeps verifying until its expiry.
+import { providerApiBase } from "@/lib/providers/api-base";
 import { createHash, randomBytes } from "node:crypto";
 import { recordAudit, type Actor } from "@/lib/admin/audit";
 import { isTenantSlug } from "@/lib/admin/slug";
@@ -269,6 +270,12 @@ export async function updateEndpointSettings(
     };
   if (changes.toleranceSeconds !== undefined && !(changes.toleranceSeconds >= 0 && changes.toleranceSeconds <= 86_400))
     return { ok: false, reason: "invalid_tolerance", message: "Tolerance must be between 0 and 86400 seconds" };
+  // Checked here as well as where it is used, so a base the key may not go to is a clear 400 now.
+  const apiBaseUrl = changes.settings?.apiBaseUrl;
+  if (typeof apiBaseUrl === "string" && adapter.api) {
+    const base = providerApiBase(apiBaseUrl, adapter.api);
+    if (!base.ok) return { ok: false, reason: "invalid_url", message: base.message };
+  }
   const settings = { ...((endpoint.settings ?? {}) as Record<string, unknown>) };
   for (const [k, v] of Object.entries(changes.settings ?? {})) {
     if (v === null) delete settings[k];

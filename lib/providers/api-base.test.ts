@@ -1,7 +1,11 @@
 // Where a provider's API key may be sent (lib/providers/api-base.ts): an endpoint's
 // apiBaseUrl pointed at someone else's host must not be sent the tenant's secret key.
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { aTenant } from "@/dev/testing/builders";
 import { type ReceivedRequest, startReceiver } from "@/dev/testing/receiver";
+import { SYSTEM_ACTOR } from "@/lib/admin/audit";
+import { updateEndpointSettings } from "@/lib/admin/tenants";
+import { prisma } from "@/lib/platform/db";
 import { resetConfigForTests } from "@/lib/platform/config";
 import { providerApiBase } from "@/lib/providers/api-base";
 import { paystackSettlement } from "@/lib/providers/paystack/settlement";
@@ -86,4 +90,32 @@ describe("the settlement sources", () => {
       }
     });
   }
+});
+
+describe("saving an endpoint's settings", () => {
+  it("in production an apiBaseUrl the key may not go to is refused with a 400 reason, and nothing is saved", async () => {
+    const tenant = await aTenant();
+    mode({ NODE_ENV: "production" });
+    const refused = await updateEndpointSettings(
+      tenant.slug,
+      "stripe",
+      { settings: { apiBaseUrl: "https://collector.evil.test", apiKey: "sk_live_x" } },
+      SYSTEM_ACTOR,
+    );
+    expect(refused).toMatchObject({
+      ok: false,
+      reason: "invalid_url",
+      message: expect.stringContaining("api.stripe.com"),
+    });
+    const stored = await prisma.providerEndpoint.findFirst({ where: { tenantId: tenant.id, provider: "stripe" } });
+    expect(stored!.settings).toEqual({});
+    expect(
+      await updateEndpointSettings(
+        tenant.slug,
+        "stripe",
+        { settings: { apiBaseUrl: "https://api.stripe.com" } },
+        SYSTEM_ACTOR,
+      ),
+    ).toMatchObject({ ok: true });
+  });
 });

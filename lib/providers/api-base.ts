@@ -6,12 +6,13 @@
 // (outside production, or TALLY_ALLOW_INSECURE_SIMULATORS=1), and then plain http only
 // to this machine, so the key never crosses a network in clear.
 import { config } from "@/lib/platform/config";
+import type { ProviderApi } from "@/lib/providers/types";
 
 export type ApiBase = { ok: true; url: URL } | { ok: false; message: string };
 
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
-export function providerApiBase(text: string, o: { provider: string; hosts: readonly string[] }): ApiBase {
+export function providerApiBase(text: string, o: ProviderApi): ApiBase {
   let url: URL;
   try {
     url = new URL(text);
@@ -33,7 +34,7 @@ export function providerApiBase(text: string, o: { provider: string; hosts: read
 }
 
 /** The base as a string without a trailing slash, or the refusal as an error (for the settlement sources, which throw). */
-export function apiBaseOrThrow(text: string, o: { provider: string; hosts: readonly string[] }): string {
+export function apiBaseOrThrow(text: string, o: ProviderApi): string {
   const base = providerApiBase(text, o);
   if (!base.ok) throw new Error(base.message);
   return base.url.href.replace(/\/$/, "");

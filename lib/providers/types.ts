@@ -100,6 +100,9 @@ export type ConfirmFailure =
   /** The provider's record disagrees with the webhook on amount, currency, account or reference. */
   | "mismatch";
 
+/** A provider's API: its name in messages, and the hosts its keys may be sent to. */
+export type ProviderApi = { readonly provider: string; readonly hosts: readonly string[] };
+
 export interface ProviderAdapter {
   readonly provider: Provider;
   /** Headers worth keeping beside the raw body (signatures, ids, timestamps), lower case. */
@@ -123,6 +126,8 @@ export interface ProviderAdapter {
    * Providers without the hook need no confirmation.
    */
   confirm?(movement: Movement, settings: Record<string, unknown>): Promise<ConfirmResult>;
+  /** The provider's API hosts: in production its keys are sent to these only (lib/providers/api-base.ts). */
+  readonly api?: ProviderApi;
   /** The provider's settlement API, when reconciliation can ask it (others reconcile from report files). */
   readonly settlement?: SettlementSource;
   /** The provider's own settlement report file format, when it has one Tally reads. */

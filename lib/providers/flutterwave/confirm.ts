@@ -8,9 +8,10 @@ import { providerApiBase } from "@/lib/providers/api-base";
 import { decimalText, toMinorUnits } from "@/lib/ledger/money";
 import { metadataAccount } from "@/lib/providers/fields";
 import { confirmSettings } from "@/lib/providers/confirm-settings";
-import type { ConfirmResult, Movement } from "@/lib/providers/types";
+import type { ConfirmResult, Movement, ProviderApi } from "@/lib/providers/types";
 
 export const FLUTTERWAVE_API = "https://api.flutterwave.com";
+export const FLUTTERWAVE_API_HOSTS: ProviderApi = { provider: "Flutterwave", hosts: ["api.flutterwave.com"] };
 const DEFAULT_TIMEOUT_MS = 10_000;
 
 const NO_KEY = "settings.secretKey (the Flutterwave secret key, FLWSECK…) is required to confirm payments";
@@ -49,7 +50,7 @@ export function flutterwaveConfirmer(options: { timeoutMs?: number } = {}) {
   ): Promise<ConfirmResult> {
     const settings = confirmSettings(settingsSchema, rawSettings);
     if (!settings.ok) return settings;
-    const api = providerApiBase(settings.value.apiBaseUrl, { provider: "Flutterwave", hosts: ["api.flutterwave.com"] });
+    const api = providerApiBase(settings.value.apiBaseUrl, FLUTTERWAVE_API_HOSTS);
     if (!api.ok) return { ok: false, reason: "not_configured", message: api.message };
     const base = api.url;
     if (!movement.lookupId)

@@ -1,4 +1,4 @@
-import { confirmFlutterwave } from "@/lib/providers/flutterwave/confirm";
+import { confirmFlutterwave, FLUTTERWAVE_API_HOSTS } from "@/lib/providers/flutterwave/confirm";
 import { parseFlutterwave } from "@/lib/providers/flutterwave/parse";
 import { verifyFlutterwave } from "@/lib/providers/flutterwave/verify";
 import { flutterwaveScript } from "@/lib/providers/flutterwave/simulate";
@@ -11,5 +11,6 @@ export const flutterwave: ProviderAdapter = {
   verify: verifyFlutterwave,
   parse: parseFlutterwave,
   confirm: confirmFlutterwave,
+  api: FLUTTERWAVE_API_HOSTS,
   simulate: flutterwaveScript,
 };

@@ -11,16 +11,14 @@ import { z } from "zod";
 import { type ApiBase, providerApiBase } from "@/lib/providers/api-base";
 import { decimalText, toMinorUnits } from "@/lib/ledger/money";
 import { confirmSettings } from "@/lib/providers/confirm-settings";
-import type { ConfirmResult, Movement } from "@/lib/providers/types";
+import type { ConfirmResult, Movement, ProviderApi } from "@/lib/providers/types";
 
 export const PAYPAL_API = "https://api-m.paypal.com";
 /** PayPal's REST API hosts (live and sandbox); any other base URL is a simulator's. */
-const PAYPAL_API_HOSTS = new Set([
-  "api-m.paypal.com",
-  "api-m.sandbox.paypal.com",
-  "api.paypal.com",
-  "api.sandbox.paypal.com",
-]);
+export const PAYPAL_API_HOSTS: ProviderApi = {
+  provider: "PayPal",
+  hosts: ["api-m.paypal.com", "api-m.sandbox.paypal.com", "api.paypal.com", "api.sandbox.paypal.com"],
+};
 const DEFAULT_TIMEOUT_MS = 10_000;
 /** A token is dropped this long before PayPal says it expires, so a request never carries one that dies in flight. */
 const TOKEN_MARGIN_MS = 60_000;
@@ -61,7 +59,7 @@ const SETTLED_STATUSES = {
 
 /** https to PayPal's API hosts; others only where simulators are allowed (lib/providers/api-base.ts). */
 export function paypalApiBase(text: string): ApiBase {
-  return providerApiBase(text, { provider: "PayPal", hosts: [...PAYPAL_API_HOSTS] });
+  return providerApiBase(text, PAYPAL_API_HOSTS);
 }
 
 function upLinkId(links: { href: string; rel: string }[] | null | undefined): string | undefined {

@@ -1,4 +1,4 @@
-import { confirmPaypal } from "@/lib/providers/paypal/confirm";
+import { confirmPaypal, PAYPAL_API_HOSTS } from "@/lib/providers/paypal/confirm";
 import { parsePaypal } from "@/lib/providers/paypal/parse";
 import { PAYPAL_HEADERS, verifyPaypal } from "@/lib/providers/paypal/verify";
 import { paypalScript } from "@/lib/providers/paypal/simulate";
@@ -12,4 +12,5 @@ export const paypal: ProviderAdapter = {
   simulate: paypalScript,
   // The signature covers a CRC-32 of the body, which anyone can match: PayPal's API is asked before posting.
   confirm: confirmPaypal,
+  api: PAYPAL_API_HOSTS,
 };

@@ -9,7 +9,16 @@
 // same record those settlements are made from, complete the moment money moves,
 // which is what Stripe's balance transactions are on the Stripe side.
 import { apiBaseOrThrow } from "@/lib/providers/api-base";
-import type { EndpointContext, FetchedEvent, SettlementLine, SettlementSource, Window } from "@/lib/providers/types";
+import type {
+  EndpointContext,
+  FetchedEvent,
+  ProviderApi,
+  SettlementLine,
+  SettlementSource,
+  Window,
+} from "@/lib/providers/types";
+
+export const PAYSTACK_API: ProviderApi = { provider: "Paystack", hosts: ["api.paystack.co"] };
 
 type Transaction = {
   id: number;
@@ -44,10 +53,7 @@ const PER_PAGE = 100;
 const DAY_MS = 86_400_000;
 
 function api(settings: Record<string, unknown>) {
-  const base = apiBaseOrThrow(String(settings.apiBaseUrl ?? "https://api.paystack.co"), {
-    provider: "Paystack",
-    hosts: ["api.paystack.co"],
-  });
+  const base = apiBaseOrThrow(String(settings.apiBaseUrl ?? "https://api.paystack.co"), PAYSTACK_API);
   const key = settings.apiKey;
   if (typeof key !== "string" || !key)
     throw new Error("the paystack endpoint has no apiKey (its secret key) in its settings");

@@ -1,7 +1,7 @@
 import { parseStripe } from "@/lib/providers/stripe/parse";
 import { STRIPE_SIGNATURE_HEADER, verifyStripe } from "@/lib/providers/stripe/verify";
 import { stripeScript } from "@/lib/providers/stripe/simulate";
-import { stripeSettlement } from "@/lib/providers/stripe/settlement";
+import { STRIPE_API, stripeSettlement } from "@/lib/providers/stripe/settlement";
 import { stripeReport } from "@/lib/providers/stripe/report";
 import type { ProviderAdapter } from "@/lib/providers/types";
 
@@ -10,6 +10,7 @@ export const stripe: ProviderAdapter = {
   headerNames: [STRIPE_SIGNATURE_HEADER],
   verify: verifyStripe,
   parse: parseStripe,
+  api: STRIPE_API,
   settlement: stripeSettlement,
   report: stripeReport,
   simulate: stripeScript,

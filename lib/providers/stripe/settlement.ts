@@ -5,7 +5,14 @@
 import { apiBaseOrThrow } from "@/lib/providers/api-base";
 import { fromStripeMinor } from "@/lib/providers/stripe/amount";
 import { stripeCategory } from "@/lib/providers/stripe/categories";
-import type { EndpointContext, FetchedEvent, SettlementLine, SettlementSource, Window } from "@/lib/providers/types";
+import type {
+  EndpointContext,
+  FetchedEvent,
+  ProviderApi,
+  SettlementLine,
+  SettlementSource,
+  Window,
+} from "@/lib/providers/types";
 
 type BalanceTransaction = {
   id: string;
@@ -28,7 +35,7 @@ type BalanceTransaction = {
     | null;
 };
 
-const STRIPE_API = { provider: "Stripe", hosts: ["api.stripe.com"] } as const;
+export const STRIPE_API: ProviderApi = { provider: "Stripe", hosts: ["api.stripe.com"] };
 const stripeBase = (settings: Record<string, unknown>) =>
   apiBaseOrThrow(String(settings.apiBaseUrl ?? "https://api.stripe.com"), STRIPE_API);
 
