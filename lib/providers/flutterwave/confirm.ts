@@ -40,7 +40,6 @@ const verifyResponse = z.object({
     .nullish(),
 });
 
-/** Plain http only to this machine (tests, a local stub); the secret key never crosses a network in clear text. */
 export function flutterwaveConfirmer(options: { timeoutMs?: number } = {}) {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
 
