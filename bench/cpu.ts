@@ -9,6 +9,7 @@
 // is all an acknowledgement can get from this machine. Each round's web process is warmed
 // for WARMUP_SECONDS at the rate before the worker starts. The price is paid in drain
 // time: how long after the load the queue is empty, per round.
+import pg from "pg";
 import { fillBacklog, queued, setupTenant, signedDelivery } from "@/bench/ack";
 import { openLoop, type OpenLoopResult } from "@/bench/open-loop";
 import { type BenchDatabase, fmt, runBench, saveResult, startProcess, startWebApp } from "@/bench/support";
@@ -36,7 +37,6 @@ type Round = OpenLoopResult & {
  * a lock, or the WAL's flush to disk.
  */
 async function sampleWaits(url: string) {
-  const pg = (await import("pg")).default;
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   const counts: Record<string, Record<string, number>> = {};
@@ -72,7 +72,6 @@ const top = (counts: Record<string, number> | undefined, n = 4) =>
     .join(", ") || "none";
 
 const postedCount = async (url: string) => {
-  const pg = (await import("pg")).default;
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   const n = Number((await c.query("SELECT count(*) FROM processed_events WHERE status = 'DONE'")).rows[0].count);

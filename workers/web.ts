@@ -11,7 +11,8 @@ import { PEER_HEADER } from "@/lib/auth/client-address";
 import { ACK_PRESSURE_CHANNEL, startAckPressureSignal } from "@/lib/pipeline/ack-pressure";
 import { config } from "@/lib/platform/config";
 import { jsonLog } from "@/lib/platform/log";
-import { nameConnections, pool } from "@/lib/platform/db";
+import { nameConnections } from "@/lib/platform/db";
+import { wake } from "@/lib/pipeline/wake";
 import { startTracing } from "@/lib/platform/tracing";
 
 // Before Next.js loads a route: the ack spans' provider (off without OTEL_EXPORTER_OTLP_ENDPOINT).
@@ -37,10 +38,7 @@ server.listen(port, () => jsonLog("web.listening", { port }));
 startAckPressureSignal({
   everyMs: 250,
   budgetMs: config().TALLY_ACK_SLO_MS,
-  notify: (p) =>
-    void pool()
-      .query("SELECT pg_notify($1, $2)", [ACK_PRESSURE_CHANNEL, JSON.stringify(p)])
-      .catch(() => undefined),
+  notify: () => wake(ACK_PRESSURE_CHANNEL),
 });
 
 // The ack-latency alert is judged here: the histogram it reads lives in this

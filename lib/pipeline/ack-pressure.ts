@@ -7,11 +7,11 @@
 //
 //   1. Priority. The worker lowers its own scheduling priority (TALLY_WORKER_NICE,
 //      every thread: on Linux a nice value is per thread), and that of its PostgreSQL
-//      backends when the server runs on this machine as the same user (the embedded
-//      default). The kernel then gives the web process the CPU first, whenever it wants it.
+//      backends when the server runs on this machine (the embedded default). The
+//      kernel then gives the web process the CPU first, whenever it wants it.
 //   2. Back-off. The web process tells the workers when its acknowledgements are over
-//      their budget (TALLY_ACK_SLO_MS): a NOTIFY on ACK_PRESSURE_CHANNEL, at most one per
-//      tick. A worker that hears it pauses between pick-ups (a duty cycle, AckYield), and
+//      their budget (TALLY_ACK_SLO_MS): a NOTIFY on ACK_PRESSURE_CHANNEL (wake.ts), at
+//      most one per tick. A worker that hears it pauses between pick-ups (a duty cycle, AckYield), and
 //      goes back to full speed a second after the last one. Losing a notice costs only
 //      latency, and the work is all still queued: nothing is skipped, only later.
 import { readdirSync, readFileSync } from "node:fs";
@@ -85,8 +85,8 @@ const MAX_PAUSE_MS = 10_000;
 /**
  * The worker's back-off, a duty cycle: while notices keep coming, after each pick-up
  * it pauses for as long as that pick-up worked, then twice, then four times as long
- * (20 ms to 10 s; a pause ends early once the notices stop). So it gives the web process at least half and then up to four
- * fifths of its own CPU time, yet never stops: a pressure the worker cannot relieve
+ * (20 ms to 10 s; a pause ends early once the notices stop). So it gives the web
+ * process at least half and then up to four fifths of its own time, yet never stops: a pressure the worker cannot relieve
  * (a slow disk, ingest alone saturating the machine) leaves it a fifth of its speed,
  * not a backlog that only grows. Batches keep their size: smaller ones would cost more
  * CPU per event. HOLD_MS after the last notice it is back to full speed.
@@ -94,6 +94,8 @@ const MAX_PAUSE_MS = 10_000;
 export class AckYield {
   private lastNoticeAt = Number.NEGATIVE_INFINITY;
   private factor = 0;
+  // While yielding: the time it worked and paused, logged when it is back to full speed.
+  private episode: { workedMs: number; pausedMs: number } | null = null;
 
   notice(now: number): void {
     this.lastNoticeAt = now;
@@ -113,9 +115,6 @@ export class AckYield {
     this.factor = Math.min(MAX_FACTOR, Math.max(1, this.factor * 2));
     return Math.min(MAX_PAUSE_MS, Math.max(MIN_PAUSE_MS, workedMs * this.factor));
   }
-
-  // While yielding: the time it worked and paused, logged when it is back to full speed.
-  private episode: { workedMs: number; pausedMs: number } | null = null;
 
   /**
    * Called by the worker's loop after each pick-up (`work` events, taking `workedMs`):
@@ -193,8 +192,8 @@ function isLocalBackend(pid: number, serverAddr: string | null): boolean {
 
 /**
  * Lowers the priority of each new connection's PostgreSQL backend too, where it
- * runs on this machine and the kernel lets us (the embedded default): the worker's SQL is
- * most of its CPU. A backend elsewhere is left as it is, and said so once.
+ * runs on this machine and the kernel lets us (the embedded default): the worker's
+ * SQL is most of its CPU. A backend elsewhere is left as it is, and said so once.
  */
 export function lowerBackendPriority(pool: pg.Pool, nice: number, log: Log): void {
   let saidRemote = false;

@@ -1,5 +1,6 @@
-// Waking the workers after an insert. Best effort by design: workers also
-// poll, so a lost notification costs latency, never an event.
+// Waking the workers after an insert, or telling them acknowledgements are slow
+// (ack-pressure.ts). Best effort by design: workers also poll, so a lost
+// notification costs latency, never an event.
 import { pool } from "@/lib/platform/db";
 
 export const RAW_EVENTS_CHANNEL = "tally_raw_events";
