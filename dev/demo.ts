@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { SYSTEM_ACTOR } from "@/lib/admin/audit";
 import { prisma } from "@/lib/platform/db";
-import type { DiscrepancyBucket, Provider } from "@/lib/generated/prisma/enums";
+import type { DiscrepancyBucket, DiscrepancyCause, Provider } from "@/lib/generated/prisma/enums";
 import { seeded } from "@/lib/providers/simulation/random";
 import { addSecret, createTenant, generateSecret } from "@/lib/admin/tenants";
 import { createUser } from "@/lib/admin/users";
@@ -98,6 +98,11 @@ export async function seedDemoHistory(tenantId: string, now = new Date()): Promi
           provider,
           reference: `demo_history_${provider}_${day.toISOString().slice(0, 10)}_${n}`,
           bucket,
+          cause: (bucket === "THEIRS_NOT_OURS"
+            ? "NEVER_DELIVERED"
+            : bucket === "OURS_NOT_THEIRS"
+              ? "MISSING_AT_PROVIDER"
+              : "AMOUNT_DIFFERS") as DiscrepancyCause,
           state: "RESOLVED" as const,
           day,
           theirAmount: bucket === "OURS_NOT_THEIRS" ? null : amount,

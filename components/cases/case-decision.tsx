@@ -6,6 +6,7 @@ import { useRouter } from "next/navigation";
 import { useRef, useState, type FormEvent } from "react";
 import { PlanTable, type PlanLeg } from "@/components/cases/plan-table";
 import { reasonCodeLabel, resolutionLabel, type Resolution } from "@/components/cases/resolution-label";
+import type { CaseKindCode } from "@/lib/cases/labels";
 import { formatMoney } from "@/components/money";
 import { correctionStake } from "@/lib/cases/stake";
 import { useApiMutation } from "@/components/use-api-mutation";
@@ -28,7 +29,7 @@ export type PendingProposal = {
 export type DecisionProps = {
   tenant: string;
   caseId: string;
-  kind: "OURS_NOT_THEIRS" | "MISMATCH" | "CONFLICT";
+  kind: CaseKindCode;
   status: string;
   resolutions: Resolution[];
   reasonCodes: { code: string; label: string }[];

@@ -89,6 +89,7 @@ describe("alert rules", () => {
         provider: "stripe" as const,
         reference: `pi_trend_${ago}_${i}`,
         bucket: "OURS_NOT_THEIRS" as const,
+        cause: "MISSING_AT_PROVIDER" as const,
         ourAmount: 1250n,
         ourCurrency: "USD",
         day: day(ago),

@@ -36,6 +36,8 @@ export function resolutionsFor(kind: CaseKind): CaseResolution[] {
   // A conflict posts nothing by itself (it was never posted): accountants take it up
   // with the provider; a mismatch is on both sides: it cannot be a timing difference.
   if (kind === "CONFLICT") return ["ESCALATE"];
+  // A payout's residual and a missing bank credit are the provider's (or the bank's) to explain: nothing of ours to reverse.
+  if (kind === "PAYOUT_RESIDUAL" || kind === "BANK_UNMATCHED") return ["TIMING", "ESCALATE"];
   return kind === "OURS_NOT_THEIRS" ? ["TIMING", "ESCALATE", "CORRECT"] : ["ESCALATE", "CORRECT"];
 }
 

@@ -3,7 +3,7 @@
 // One module for the server (validation, pages) and the client (the decision
 // form), with no database access, so the label a proposer picked is the label
 // the checker, the history and the audit reader see.
-export type CaseKindCode = "OURS_NOT_THEIRS" | "MISMATCH" | "CONFLICT";
+export type CaseKindCode = "OURS_NOT_THEIRS" | "MISMATCH" | "CONFLICT" | "PAYOUT_RESIDUAL" | "BANK_UNMATCHED";
 export type Resolution = "TIMING" | "ESCALATE" | "CORRECT";
 export type CaseStatusCode = "OPEN" | "PROPOSED" | "WAITING" | "ESCALATED" | "RESOLVED";
 
@@ -29,6 +29,14 @@ export function reasonCodeLabel(code: string): string {
 export function resolutionLabel(r: Resolution, kind: CaseKindCode): string {
   if (kind === "CONFLICT")
     return "Take it to the provider — nothing of it is posted until they say which delivery is right";
+  if (kind === "PAYOUT_RESIDUAL")
+    return r === "TIMING"
+      ? "Timing — a line of this payout will be reported later: re-check on the next run"
+      : "Take it to the provider — the payout is not what its lines add up to";
+  if (kind === "BANK_UNMATCHED")
+    return r === "TIMING"
+      ? "Timing — the credit will show on a later statement: re-check on the next import"
+      : "Take it to the provider and the bank — the money has not arrived";
   if (r === "TIMING") return "Timing — the provider will report it later: re-check on the next run";
   if (r === "ESCALATE")
     return kind === "OURS_NOT_THEIRS"
@@ -51,4 +59,6 @@ export const CASE_KIND_LABEL: Record<CaseKindCode, string> = {
   OURS_NOT_THEIRS: "ours, not theirs",
   MISMATCH: "mismatch",
   CONFLICT: "conflict (not posted)",
+  PAYOUT_RESIDUAL: "payout does not balance",
+  BANK_UNMATCHED: "payout not at the bank",
 };

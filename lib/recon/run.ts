@@ -314,8 +314,10 @@ async function compare(
   const upserted = await q<{ id: string; bucket: string; inserted: boolean }>(
     `
     WITH up AS (
-      INSERT INTO recon_discrepancies AS d (tenant_id, provider, reference, bucket, day, possible_timing, their_amount, their_currency, their_line, our_amount, our_currency, posting_id, first_run_id, last_run_id)
-      SELECT $1, $2::"Provider", r.reference, r.bucket::"DiscrepancyBucket", r.day, r.possible_timing, r.their_amount, r.their_currency,
+      INSERT INTO recon_discrepancies AS d (tenant_id, provider, reference, bucket, cause, day, possible_timing, their_amount, their_currency, their_line, our_amount, our_currency, posting_id, first_run_id, last_run_id)
+      SELECT $1, $2::"Provider", r.reference, r.bucket::"DiscrepancyBucket",
+             (CASE r.bucket WHEN 'THEIRS_NOT_OURS' THEN 'NEVER_DELIVERED' WHEN 'OURS_NOT_THEIRS' THEN CASE WHEN r.possible_timing THEN 'LATE' ELSE 'MISSING_AT_PROVIDER' END ELSE 'AMOUNT_DIFFERS' END)::"DiscrepancyCause",
+             r.day, r.possible_timing, r.their_amount, r.their_currency,
              CASE WHEN r.row_no IS NULL THEN NULL ELSE jsonb_build_object('row', r.row_no, 'format', $4::text, 'header', $5::jsonb, 'line', l.raw) END,
              r.our_amount, r.our_currency, r.posting_id, $3, $3
       FROM recon_result r LEFT JOIN recon_lines l ON l.row_no = r.row_no AND l.reference = r.reference

@@ -39,8 +39,8 @@ async function aDiscrepancy(t: TestTenant, reference: string, day: string, caseS
       INSERT INTO recon_runs (tenant_id, provider, window_from, window_to, source, actor_type, actor_label, status)
       VALUES (${t.id}::uuid, 'stripe', ${day}::date, ${day}::date + 1, 'CSV', 'SYSTEM', 'tally', 'DONE') RETURNING id),
     d AS (
-      INSERT INTO recon_discrepancies (tenant_id, provider, reference, bucket, day, our_amount, our_currency, first_run_id, last_run_id)
-      SELECT ${t.id}::uuid, 'stripe', ${reference}, 'OURS_NOT_THEIRS', ${day}::date, 1250, 'USD', run.id, run.id FROM run RETURNING id)
+      INSERT INTO recon_discrepancies (tenant_id, provider, reference, bucket, cause, day, our_amount, our_currency, first_run_id, last_run_id)
+      SELECT ${t.id}::uuid, 'stripe', ${reference}, 'OURS_NOT_THEIRS', 'MISSING_AT_PROVIDER', ${day}::date, 1250, 'USD', run.id, run.id FROM run RETURNING id)
     INSERT INTO cases (tenant_id, discrepancy_id, kind, status, opened_at, closed_at, resolution)
     SELECT ${t.id}::uuid, d.id, 'OURS_NOT_THEIRS', ${caseStatus}::"CaseStatus", ${day}::date + interval '3 hours',
            ${closedAt ?? null}::timestamptz, ${closedAt ? "matched on re-check" : null} FROM d`);

@@ -191,6 +191,7 @@ async function seedHistory(tenant: TestTenant, perDay: (i: number) => number, da
         provider: "stripe" as const,
         reference: `hist_${i}_${n}`,
         bucket: "THEIRS_NOT_OURS" as const,
+        cause: "NEVER_DELIVERED" as const,
         state: "RESOLVED" as const,
         day,
         theirAmount: 100n,

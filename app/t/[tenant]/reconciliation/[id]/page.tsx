@@ -27,6 +27,20 @@ const BUCKET: Record<DiscrepancyBucket, { title: string; explain: string }> = {
     title: "Mismatch",
     explain: "Both sides have these, with different amounts or currencies. Each is a case for an accountant.",
   },
+  WITHIN_TOLERANCE: {
+    title: "Matched within tolerance",
+    explain:
+      "Both sides have these, and the amounts differ by no more than the endpoint's tolerance: counted as matched, listed so no difference is silent.",
+  },
+  PAYOUT_RESIDUAL: {
+    title: "Payout does not balance",
+    explain:
+      "The payout's lines (gross − refunds − fees − disputes ± adjustments) do not add up to the payout. Each is a case for an accountant.",
+  },
+  BANK_UNMATCHED: {
+    title: "Not at the bank",
+    explain: "A payout with no bank credit after its window, or a credit no payout explains. Each is a case.",
+  },
 };
 
 const money = (amount: bigint | null, currency: string | null) =>
