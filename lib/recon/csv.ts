@@ -54,9 +54,14 @@ const recordText = (raw: string) => raw.replace(/^[\r\n]+/, "").replace(/[\r\n]+
 
 type Parsed = { record: string[]; raw: string };
 
-export async function* readCsv(input: Readable | AsyncIterable<string | Buffer>): AsyncGenerator<CsvRecord> {
+export async function* readCsv(
+  input: Readable | AsyncIterable<string | Buffer>,
+  o: { delimiter?: string } = {},
+): AsyncGenerator<CsvRecord> {
   const parser = parse({
     bom: true,
+    // Bank statements are often ";"-separated (with "," as their decimal mark); settlement reports are ",".
+    delimiter: o.delimiter ?? ",",
     raw: true,
     // Not info: true: it builds an object per record and made a file of 2-byte rows 4x slower.
     relax_quotes: false,
