@@ -4,7 +4,16 @@ import type { Role } from "@/lib/generated/prisma/enums";
 
 export const ROLES: readonly Role[] = ["ops", "accountant", "admin"];
 
-export type Section = "overview" | "claims" | "events" | "reconciliation" | "cases" | "ledger" | "audit" | "admin";
+export type Section =
+  | "overview"
+  | "claims"
+  | "events"
+  | "reconciliation"
+  | "bank"
+  | "cases"
+  | "ledger"
+  | "audit"
+  | "admin";
 
 /**
  * ops watch ingestion and the worker; accountants own the books and the
@@ -16,6 +25,7 @@ export const SECTION_ROLES: Record<Section, readonly Role[]> = {
   claims: ["ops", "admin"],
   events: ["ops", "accountant", "admin"],
   reconciliation: ["ops", "accountant", "admin"],
+  bank: ["ops", "accountant", "admin"],
   cases: ["accountant", "admin"],
   ledger: ["accountant", "admin"],
   audit: ["ops", "accountant", "admin"],
@@ -27,6 +37,7 @@ export const NAV: readonly { section: Section; label: string; path: string }[] =
   { section: "claims", label: "Stuck claims", path: "/claims" },
   { section: "events", label: "Events", path: "/events" },
   { section: "reconciliation", label: "Reconciliation", path: "/reconciliation" },
+  { section: "bank", label: "Bank", path: "/bank" },
   { section: "cases", label: "Cases", path: "/cases" },
   { section: "ledger", label: "Ledger", path: "/ledger" },
   { section: "audit", label: "Audit log", path: "/audit" },
@@ -38,7 +49,7 @@ export function mayUse(role: Role, section: Section): boolean {
 }
 
 /** State changes a section offers, and who may make them (reading needs the section too). */
-export type Action = "reprocess" | "redeliver" | "reconcile" | "decideCases";
+export type Action = "reprocess" | "redeliver" | "reconcile" | "importBank" | "decideCases";
 
 /**
  * ops send stuck events back through the worker and dead receipts out again; anyone who sees reconciliation
@@ -49,6 +60,8 @@ export const ACTION_ROLES: Record<Action, readonly Role[]> = {
   reprocess: ["ops"],
   redeliver: ["ops"],
   reconcile: ["ops", "accountant", "admin"],
+  // A bank statement is the books' evidence of what arrived: accountants bring it in; ops and admins read it.
+  importBank: ["accountant"],
   decideCases: ["accountant"],
 };
 
