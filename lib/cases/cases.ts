@@ -4,6 +4,7 @@
 //   OPEN ──propose──► PROPOSED ──approved──► RESOLVED   (correct: a CORRECTION posting)
 //     ▲                  │                 ► WAITING    (timing: the next run covering it decides)
 //     └────rejected──────┘                 ► ESCALATED  (ours is right: escalated to the provider)
+//                                         ► RESOLVED   (link: these settlement lines together are our posting)
 //   WAITING ──next run still finds it──► OPEN           any open state ──a run matches it──► RESOLVED
 //
 // One accountant proposes; a different one approves (two different ones when the
@@ -21,12 +22,24 @@ import type { CaseKind, CaseResolution, CaseStatus, Provider } from "@/lib/gener
 import { writePosting, type Leg } from "@/lib/ledger/postings";
 import type { DomainResult } from "@/lib/platform/refusal";
 import { conflictStake, correctionStake, discrepancyStake, type Stake } from "@/lib/cases/stake";
-import { CORRECTION_REASONS } from "@/lib/cases/labels";
+import { CASE_KIND_LABEL, CORRECTION_REASONS } from "@/lib/cases/labels";
+import {
+  carryOutLink,
+  LINKABLE_KINDS,
+  linkCandidates,
+  planLink,
+  writeLinks,
+  type LinkInput,
+  type LinkPlan,
+} from "@/lib/cases/link";
+import { ageBucketOf, ageInDays } from "@/lib/cases/aging";
+import { assignablePeople } from "@/lib/cases/people";
+import { isOverdue } from "@/lib/cases/sla";
 
 /** A signed-in person: four-eyes is about people, so API tokens cannot decide cases. */
 export type Person = { userId: string; label: string };
 
-export const CASE_RESOLUTIONS: readonly CaseResolution[] = ["TIMING", "ESCALATE", "CORRECT"];
+export const CASE_RESOLUTIONS: readonly CaseResolution[] = ["TIMING", "ESCALATE", "CORRECT", "LINK"];
 
 // The reason codes and their labels are shared with the client: lib/cases/labels.ts.
 export { CORRECTION_REASONS };
@@ -38,7 +51,9 @@ export function resolutionsFor(kind: CaseKind): CaseResolution[] {
   if (kind === "CONFLICT") return ["ESCALATE"];
   // A payout's residual and a missing bank credit are the provider's (or the bank's) to explain: nothing of ours to reverse.
   if (kind === "PAYOUT_RESIDUAL" || kind === "BANK_UNMATCHED") return ["TIMING", "ESCALATE"];
-  return kind === "OURS_NOT_THEIRS" ? ["TIMING", "ESCALATE", "CORRECT"] : ["ESCALATE", "CORRECT"];
+  const decisions: CaseResolution[] =
+    kind === "OURS_NOT_THEIRS" ? ["TIMING", "ESCALATE", "CORRECT"] : ["ESCALATE", "CORRECT"];
+  return LINKABLE_KINDS.includes(kind) ? [...decisions, "LINK"] : decisions;
 }
 
 export const OPEN_STATUSES: readonly CaseStatus[] = ["OPEN", "PROPOSED", "WAITING", "ESCALATED"];
@@ -68,7 +83,7 @@ export type CorrectionPlan = {
   target: Record<string, string>;
 };
 
-type CaseRow = {
+export type CaseRow = {
   id: bigint;
   tenant_id: string;
   discrepancy_id: bigint | null;
@@ -100,7 +115,8 @@ async function caseStake(tx: Tx, c: CaseRow): Promise<Stake> {
   return conflictStake([k.claimed, k.delivered] as { amount?: string; currency?: string }[]);
 }
 
-async function lockCase(tx: Tx, tenantId: string, caseId: bigint): Promise<CaseRow | null> {
+/** The case row, locked for the rest of the transaction: the one lock every change to a case takes. */
+export async function lockCase(tx: Tx, tenantId: string, caseId: bigint): Promise<CaseRow | null> {
   const rows = await tx.$queryRaw<CaseRow[]>(Prisma.sql`
     SELECT id, tenant_id::text, discrepancy_id, conflict_id, kind, status FROM cases WHERE id = ${caseId} AND tenant_id = ${tenantId}::uuid FOR UPDATE`);
   return rows[0] ?? null;
@@ -207,13 +223,20 @@ export async function planCorrection(db: Tx, tenantId: string, caseId: bigint): 
 // Proposing
 // ---------------------------------------------------------------------------
 
-export type ProposalInput = { resolution: CaseResolution; reasonCode?: string | null; reason: string };
+export type ProposalInput = {
+  resolution: CaseResolution;
+  reasonCode?: string | null;
+  reason: string;
+  /** For LINK: the posting and the settlement lines that together are it. */
+  link?: LinkInput | null;
+};
 export type Proposed = {
   proposalId: bigint;
   requiredApprovals: number;
   amount: bigint;
   currency: string;
   plan: CorrectionPlan | null;
+  link: LinkPlan | null;
 };
 
 export function requiredApprovalsFor(amount: bigint): 1 | 2 {
@@ -255,12 +278,24 @@ export async function proposeResolution(
       return {
         ok: false,
         reason: "invalid_resolution",
-        message: `A ${c.kind === "MISMATCH" ? "mismatch" : "ours-not-theirs"} case cannot be resolved as ${input.resolution.toLowerCase()}`,
+        message: `A case of kind ${CASE_KIND_LABEL[c.kind]} cannot be resolved as ${input.resolution.toLowerCase()}`,
       };
     }
     let plan: CorrectionPlan | null = null;
+    let link: LinkPlan | null = null;
     let stake: Stake;
-    if (input.resolution === "CORRECT") {
+    if (input.resolution === "LINK") {
+      if (!input.link)
+        return {
+          ok: false,
+          reason: "invalid_link",
+          message: "Name the posting and the settlement lines that together are it",
+        };
+      const planned = await planLink(tx, tenantId, c, input.link);
+      if (!planned.ok) return planned;
+      link = planned.value;
+      stake = { amount: link.amount < 0n ? -link.amount : link.amount, currency: link.currency };
+    } else if (input.resolution === "CORRECT") {
       const code = CORRECTION_REASONS.find((r) => r.code === input.reasonCode && r.kinds.includes(c.kind));
       if (!code)
         return {
@@ -302,6 +337,7 @@ export async function proposeResolution(
       },
       select: { id: true },
     });
+    if (link) await writeLinks(tx, tenantId, proposal.id, link);
     await tx.case.update({ where: { id: caseId }, data: { status: "PROPOSED" } });
     await recordAudit(tx, {
       actor: { type: "USER", id: proposer.userId, label: proposer.label },
@@ -318,11 +354,17 @@ export async function proposeResolution(
         currency: stake.currency,
         requiredApprovals,
         legs: plan?.legs.map((l) => `${l.accountCode} ${l.amount} ${l.currency}`) ?? [],
+        ...(link && {
+          link: {
+            postingId: link.postingId,
+            lines: link.lines.map((l) => `#${l.discrepancyId} ${l.reference} ${l.amount} ${l.currency}`),
+          },
+        }),
       },
     });
     return {
       ok: true,
-      value: { proposalId: proposal.id, requiredApprovals, amount: stake.amount, currency: stake.currency, plan },
+      value: { proposalId: proposal.id, requiredApprovals, amount: stake.amount, currency: stake.currency, plan, link },
     };
   });
 }
@@ -341,6 +383,7 @@ const RESOLUTION_WORDS: Record<CaseResolution, string> = {
   TIMING: "timing difference",
   ESCALATE: "escalated to the provider",
   CORRECT: "corrected",
+  LINK: "linked",
 };
 
 export async function decideProposal(
@@ -429,6 +472,9 @@ export async function decideProposal(
         };
       }
     }
+    // Checked before the approval row is written: a refusal returned from this callback still commits.
+    const linked = completes && p.resolution === "LINK" ? await carryOutLink(tx, tenantId, c, proposalId, now) : null;
+    if (linked && !linked.ok) return linked;
     await recordDecision("APPROVE");
     if (!completes) {
       await audit("case.approve", {
@@ -475,6 +521,12 @@ export async function decideProposal(
           where: { id: c.discrepancy_id },
           data: { state: "RESOLVED", resolvedAt: now, note: `corrected by posting #${postingId} (case #${caseId})` },
         });
+    } else if (linked?.ok) {
+      status = "RESOLVED";
+      await tx.case.update({
+        where: { id: caseId },
+        data: { status, closedAt: now, resolution: `${linked.value.note} (${who})` },
+      });
     } else if (p.resolution === "TIMING") {
       status = "WAITING";
       await tx.case.update({
@@ -507,6 +559,9 @@ export async function decideProposal(
         proposedBy: p.proposedByLabel,
         postingId,
         reference: d.reference,
+        ...(linked?.ok && {
+          link: { postingId: linked.value.postingId, lines: linked.value.lines, note: linked.value.note },
+        }),
       },
       reason ?? p.reason,
     );
@@ -515,77 +570,46 @@ export async function decideProposal(
 }
 
 // ---------------------------------------------------------------------------
-// Reading: the list, and one case with its evidence side by side.
+// Reading one case with its evidence side by side (the list: lib/cases/list.ts).
 // ---------------------------------------------------------------------------
 
-export type CaseFilter = {
-  tenantId: string;
-  state?: "open" | "closed" | "all";
-  kind?: CaseKind;
-  limit?: number;
-  beforeId?: bigint;
-};
-
-export async function listCases(filter: CaseFilter) {
-  const limit = Math.min(filter.limit ?? 50, 200);
-  const state = filter.state ?? "open";
-  const rows = await prisma.case.findMany({
-    where: {
-      tenantId: filter.tenantId,
-      ...(state === "open" && { status: { in: [...OPEN_STATUSES] } }),
-      ...(state === "closed" && { status: "RESOLVED" }),
-      ...(filter.kind && { kind: filter.kind }),
-      ...(filter.beforeId && { id: { lt: filter.beforeId } }),
-    },
-    orderBy: { id: "desc" },
-    take: limit + 1,
-    include: {
-      discrepancy: {
-        select: {
-          provider: true,
-          reference: true,
-          day: true,
-          ourAmount: true,
-          ourCurrency: true,
-          theirAmount: true,
-          theirCurrency: true,
-          possibleTiming: true,
-        },
-      },
-      conflict: {
-        select: { kind: true, provider: true, reference: true, detectedAt: true, claimed: true, delivered: true },
-      },
-      proposals: {
-        where: { status: "PENDING" },
-        select: {
-          id: true,
-          resolution: true,
-          proposedByLabel: true,
-          proposedById: true,
-          requiredApprovals: true,
-          approvals: { select: { approverLabel: true, decision: true } },
-        },
-      },
-    },
-  });
-  const cases = rows.slice(0, limit);
-  return { cases, nextBefore: rows.length > limit ? cases[cases.length - 1]!.id : null };
+/** Who works it, when it is due, whether it is snoozed, and who it can be given to: the same for every kind. */
+async function caseWork(
+  tenantId: string,
+  c: { openedAt: Date; closedAt: Date | null; dueAt: Date | null; snoozedUntil: Date | null; status: CaseStatus },
+  now: Date,
+) {
+  const open = c.closedAt === null;
+  return {
+    now,
+    ageDays: open ? ageInDays(c.openedAt, now) : null,
+    ageBucket: open ? ageBucketOf(c.openedAt, now) : null,
+    overdue: isOverdue(c, now),
+    snoozed: open && c.status !== "PROPOSED" && c.snoozedUntil !== null && c.snoozedUntil > now,
+    people: open ? await assignablePeople(tenantId) : [],
+  };
 }
 
-export type CaseListPage = Awaited<ReturnType<typeof listCases>>;
-
-export async function getCase(tenantId: string, caseId: bigint) {
+export async function getCase(tenantId: string, caseId: bigint, now = new Date()) {
   const c = await prisma.case.findFirst({
     where: { id: caseId, tenantId },
     include: {
       discrepancy: true,
-      proposals: { orderBy: { id: "asc" }, include: { approvals: { orderBy: { id: "asc" } } } },
+      assignee: { select: { id: true, email: true, name: true } },
+      proposals: {
+        orderBy: { id: "asc" },
+        include: {
+          approvals: { orderBy: { id: "asc" } },
+          links: { orderBy: { id: "asc" }, include: { discrepancy: { select: { reference: true, day: true } } } },
+        },
+      },
     },
   });
   if (!c) return null;
+  const work = await caseWork(tenantId, c, now);
   const conflict = c.conflictId !== null ? await conflictEvidence(tenantId, c.conflictId) : null;
   const d = c.discrepancy;
-  if (!d) return { ...(await conflictCaseDetail(tenantId, c)), conflict, case: c };
+  if (!d) return { ...(await conflictCaseDetail(tenantId, c)), conflict, case: c, work, linkable: null };
   // Ours: every posting of the reference (the original and any corrections), with legs.
   const postings = await prisma.posting.findMany({
     where: { tenantId, provider: d.provider, providerReference: d.reference },
@@ -604,12 +628,13 @@ export async function getCase(tenantId: string, caseId: bigint) {
     where: { id: { in: runIds }, tenantId },
     select: { id: true, windowFrom: true, windowTo: true, source: true, sourceName: true, startedAt: true },
   });
-  const plan =
-    OPEN_STATUSES.includes(c.status) && c.status !== "PROPOSED" && c.status !== "WAITING"
-      ? await planCorrection(prisma, tenantId, caseId)
-      : null;
+  const decidable = OPEN_STATUSES.includes(c.status) && c.status !== "PROPOSED" && c.status !== "WAITING";
+  const plan = decidable ? await planCorrection(prisma, tenantId, caseId) : null;
   return {
     case: c,
+    work,
+    // The lines a link could take, when the case can take a proposal.
+    linkable: decidable ? await linkCandidates(prisma, tenantId, caseId) : null,
     conflict,
     postings,
     raw: raw && {

@@ -4,7 +4,7 @@
 // form), with no database access, so the label a proposer picked is the label
 // the checker, the history and the audit reader see.
 export type CaseKindCode = "OURS_NOT_THEIRS" | "MISMATCH" | "CONFLICT" | "PAYOUT_RESIDUAL" | "BANK_UNMATCHED";
-export type Resolution = "TIMING" | "ESCALATE" | "CORRECT";
+export type Resolution = "TIMING" | "ESCALATE" | "CORRECT" | "LINK";
 export type CaseStatusCode = "OPEN" | "PROPOSED" | "WAITING" | "ESCALATED" | "RESOLVED";
 
 /** Why a correction is right, as a code people can count. */
@@ -27,6 +27,7 @@ export function reasonCodeLabel(code: string): string {
 }
 
 export function resolutionLabel(r: Resolution, kind: CaseKindCode): string {
+  if (r === "LINK") return "Link — these settlement lines together are our posting (a split or re-referenced payment)";
   if (kind === "CONFLICT")
     return "Take it to the provider — nothing of it is posted until they say which delivery is right";
   if (kind === "PAYOUT_RESIDUAL")

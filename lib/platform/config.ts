@@ -4,6 +4,7 @@ import { parseNetworks } from "@/lib/platform/outbound";
 import { isIP } from "node:net";
 import { z } from "zod";
 import { parseRoleMap } from "@/lib/auth/oidc/role-map";
+import { parseCaseSlaDays } from "@/lib/cases/sla-days";
 
 const int = (fallback: number) => z.coerce.number().int().nonnegative().default(fallback);
 
@@ -201,6 +202,19 @@ const schema = z
     /// Cases (four-eyes). A proposal whose amount at stake is above this (minor units,
     /// of the case's own currency) needs two different approvers besides the proposer.
     TALLY_CASE_SECOND_APPROVAL_ABOVE: int(100_000),
+    /// Days to resolve a case, per kind ("KIND=DAYS,…"; kinds not named keep their default):
+    /// a case is due this long after it opened (lib/cases/sla.ts).
+    TALLY_CASE_SLA_DAYS: z
+      .string()
+      .default("")
+      .transform((v, ctx) => {
+        const r = parseCaseSlaDays(v);
+        if (typeof r === "string") {
+          ctx.addIssue({ code: "custom", message: r });
+          return z.NEVER;
+        }
+        return r;
+      }),
 
     /// Fault hooks, for tests and benchmarks only. They make the worker slow,
     /// stop it at a chosen point to be killed, or disable the claim to prove the tests notice.

@@ -32,6 +32,11 @@ export async function prepareDatabase(options: { log?: (line: string) => void } 
   }
   const url = databaseUrl();
   const { applied } = await migrate(url);
+  // Case due dates are set by a trigger from case_sla: it holds TALLY_CASE_SLA_DAYS from here on.
+  const { syncCaseSla } = await import("@/lib/cases/sla");
+  const slaChanged = await syncCaseSla();
+  if (slaChanged.length)
+    options.log?.(`case SLA changed for ${slaChanged.join(", ")} (applies to cases opened from now)`);
   // Secrets at rest: a wrong or missing key fails here, before anything serves; then
   // rows written before encryption are sealed (a data step SQL cannot do: it needs the key).
   const { checkEncryptionKeys, sealPlaintextSecrets } = await import("@/lib/admin/secret-keys");

@@ -67,6 +67,11 @@ const STATUS_BY_REASON: Record<Reason, number> = {
   reason_required: 400,
   reason_code_required: 400,
   invalid_resolution: 400,
+  invalid_snooze: 400,
+  // Well-formed but not acceptable as the case stands: not a member who works cases, records a link cannot join, sums that differ.
+  invalid_assignee: 422,
+  invalid_link: 422,
+  link_unbalanced: 422,
   no_settlement_api: 400,
   no_window: 400,
   bad_window: 400,
@@ -94,6 +99,10 @@ const STATUS_BY_REASON: Record<Reason, number> = {
   too_large: 413,
   malformed_report: 422,
   empty_report: 422,
+  malformed_statement: 422,
+  invalid_layout: 400,
+  // The same file (by SHA-256) was imported before: its lines are there already.
+  already_imported: 409,
 };
 
 /** A domain function's `{ ok: false, reason, message }` as HTTP. */

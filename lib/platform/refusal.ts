@@ -25,6 +25,10 @@ export type Reason =
   | "reason_required"
   | "reason_code_required"
   | "invalid_resolution"
+  | "invalid_assignee"
+  | "invalid_snooze"
+  | "invalid_link"
+  | "link_unbalanced"
   | "no_settlement_api"
   | "no_window"
   | "bad_window"
@@ -51,7 +55,11 @@ export type Reason =
   // Settlement reports.
   | "too_large"
   | "malformed_report"
-  | "empty_report";
+  | "empty_report"
+  // Bank statements.
+  | "malformed_statement"
+  | "invalid_layout"
+  | "already_imported";
 
 export type Refusal<R extends Reason = Reason> = { ok: false; reason: R; message: string };
 

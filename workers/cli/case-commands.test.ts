@@ -77,7 +77,7 @@ describe("npm run tally -- cases list", () => {
     expect(tally("cases", "list", "--tenant", tenant.slug, "--state", "all").out).toContain("pi_cli_closed");
     expect(tally("cases", "list", "--tenant", tenant.slug, "--state", "later")).toMatchObject({
       code: 2,
-      err: expect.stringContaining("--state must be open, closed or all"),
+      err: expect.stringContaining("--state must be open, snoozed, closed or all"),
     });
   });
 });

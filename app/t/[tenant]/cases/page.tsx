@@ -6,7 +6,7 @@ import { CASE_KIND_LABEL, CASE_STATUS_LABEL } from "@/lib/cases/labels";
 import { formatMoney } from "@/components/money";
 import { EmptyState, NoAccess, NothingMatches } from "@/components/states";
 import { requirePage } from "@/lib/auth/page-access";
-import { listCases } from "@/lib/cases/cases";
+import { listCases } from "@/lib/cases/list";
 import { bigintId } from "@/lib/platform/query-params";
 import { TableScroll } from "@/components/table-scroll";
 import { num, TableHead } from "@/components/table-head";
