@@ -243,6 +243,13 @@ describe("refusing what is not a camt.053 statement, naming where", () => {
     expect(message).toMatch(/AddtlNtryInf/);
     expect(sent).toBeLessThanOrEqual(3 << 20);
     expect(process.memoryUsage().heapUsed - before).toBeLessThan(40 << 20);
+    // The same node handed over as one 50 MB buffer is refused as early: the reader cuts what it is given.
+    const one = Buffer.alloc(50 << 20, 0x41);
+    const started = process.memoryUsage().heapUsed;
+    expect(await refusal(Readable.from([Buffer.from(`${head}<Ntry><AddtlNtryInf>`), one]))).toMatch(
+      /more than 1048576/,
+    );
+    expect(process.memoryUsage().heapUsed - started).toBeLessThan(40 << 20);
   });
 
   it("refuses malformed XML with its line", async () => {

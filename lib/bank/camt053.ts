@@ -38,6 +38,7 @@ const ISO20022 = /^urn:iso:std:iso:20022:tech:xsd:([a-z]{4}\.\d{3})\.\d{3}\.\d{2
  * until it ends, so this is what bounds its memory.
  */
 export const MAX_NODE_CHARS = 1 << 20;
+const FEED_CHARS = 64 * 1024;
 
 type Entry = {
   ordinal: number;
@@ -215,14 +216,20 @@ export async function* readCamt053(
   };
 
   for await (const raw of input) {
-    let chunk: string;
-    try {
-      chunk = typeof raw === "string" ? raw : decoder.decode(raw, { stream: true });
-    } catch {
-      refuse("the file is not valid UTF-8");
+    // However the input is cut, saxes gets at most FEED_CHARS at a time, so the node cap is checked that often.
+    for (let at = 0; at < raw.length; at += FEED_CHARS) {
+      let chunk: string;
+      try {
+        chunk =
+          typeof raw === "string"
+            ? raw.slice(at, at + FEED_CHARS)
+            : decoder.decode(raw.subarray(at, at + FEED_CHARS), { stream: true });
+      } catch {
+        refuse("the file is not valid UTF-8");
+      }
+      feed(chunk!);
+      yield* out.splice(0);
     }
-    feed(chunk!);
-    yield* out.splice(0);
   }
   try {
     feed(decoder.decode());
