@@ -8,10 +8,11 @@
 //                                  CONFLICT  (a key already claimed with other money: never posted, a case)
 import { config } from "@/lib/platform/config";
 import { Prisma, prisma, type Tx } from "@/lib/platform/db";
-import type { Provider } from "@/lib/generated/prisma/enums";
+import type { EventSource, Provider } from "@/lib/generated/prisma/enums";
 import { claimHolder, orphanedHoldersSql } from "@/lib/pipeline/holder";
 import { adapterFor } from "@/lib/providers";
 import type { Movement, ParseResult } from "@/lib/providers/types";
+import { parseSettlementMovement } from "@/lib/recon/settlement-movement";
 
 /** tenant:provider:provider_reference: the provider's own reference, scoped by tenant. Never our id, a timestamp or a payload hash. */
 export function idempotencyKey(tenantId: string, provider: Provider, reference: string): string {
@@ -51,6 +52,7 @@ type RawRow = {
   id: bigint;
   tenant_id: string;
   provider: Provider;
+  source: EventSource;
   raw_body: Uint8Array;
   received_at: Date;
   trace_parent: string | null;
@@ -60,7 +62,9 @@ type Wanted = { key: string; raw: RawRow; movement: Movement };
 const TX_OPTIONS = { maxWait: 10_000, timeout: 60_000 } as const;
 
 /** Parses a stored body; a parser that throws is a bug, but must fail one event, not the batch. */
-export function parseRaw(provider: Provider, rawBody: Uint8Array): ParseResult {
+export function parseRaw(provider: Provider, rawBody: Uint8Array, source?: EventSource): ParseResult {
+  // Tally's own body for a movement only the settlement reports; the source is ours, never the sender's.
+  if (source === "SETTLEMENT") return parseSettlementMovement(Buffer.from(rawBody));
   const adapter = adapterFor(provider);
   if (!adapter) return { kind: "failed", error: `no adapter for provider ${provider}` };
   try {
@@ -87,7 +91,7 @@ export function queuedSql(batchSize: number): Prisma.Sql {
 
 export function pickedRowsSql(ids: bigint[]): Prisma.Sql {
   return Prisma.sql`
-    SELECT id, tenant_id, provider, raw_body, received_at, trace_parent FROM raw_events
+    SELECT id, tenant_id, provider, source, raw_body, received_at, trace_parent FROM raw_events
     WHERE id = ANY(${ids.map(String)}::bigint[])
     ORDER BY id FOR UPDATE SKIP LOCKED`;
 }
@@ -114,7 +118,7 @@ export async function pickUpReceived(batchSize = config().TALLY_WORKER_BATCH): P
     const eventTypes = new Map<bigint, string>();
 
     for (const raw of rows) {
-      const parsed = parseRaw(raw.provider, raw.raw_body);
+      const parsed = parseRaw(raw.provider, raw.raw_body, raw.source);
       if (parsed.kind === "failed") {
         result.failed++;
         outcomes.push({

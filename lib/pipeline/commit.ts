@@ -22,15 +22,9 @@ import {
 import { config } from "@/lib/platform/config";
 import { pauseIfFaultAt } from "@/lib/pipeline/fault";
 import { isDatabaseUnavailable, Prisma, prisma, type Tx } from "@/lib/platform/db";
-import {
-  assertBalanced,
-  BALANCE_SLOTS,
-  type Leg,
-  clearingAccountCode,
-  customerAccountCode,
-  ensureAccounts,
-  UNALLOCATED_ACCOUNT,
-} from "@/lib/ledger/postings";
+import { assertBalanced, BALANCE_SLOTS, type Leg, clearingAccountCode, ensureAccounts } from "@/lib/ledger/postings";
+import { AWAITED_KINDS, AWAITS, counterAccount, movementLegs } from "@/lib/ledger/movements";
+import type { AccountKind } from "@/lib/generated/prisma/enums";
 import { adapterFor } from "@/lib/providers";
 import type { Movement } from "@/lib/providers/types";
 import { CLAIMS_CHANNEL, OUTBOX_CHANNEL, wake } from "@/lib/pipeline/wake";
@@ -64,11 +58,11 @@ async function movementOf(claim: OwnedClaim): Promise<Movement | string> {
   if (claim.movement) return claim.movement;
   const raw = await prisma.rawEvent.findUnique({
     where: { id: claim.rawEventId },
-    select: { rawBody: true, provider: true },
+    select: { rawBody: true, provider: true, source: true },
   });
   if (!raw) return `raw event ${claim.rawEventId} not found`;
   if (!raw.rawBody) return `raw event ${claim.rawEventId} has no body: removed after the tenant's retention`;
-  const parsed = parseRaw(raw.provider, raw.rawBody);
+  const parsed = parseRaw(raw.provider, raw.rawBody, raw.source);
   if (parsed.kind !== "money")
     return `raw event ${claim.rawEventId} no longer parses to money: ${parsed.kind === "failed" ? parsed.error : parsed.reason}`;
   return (
@@ -77,16 +71,25 @@ async function movementOf(claim: OwnedClaim): Promise<Movement | string> {
   );
 }
 
-/** The customer account a refund takes money from, when its payload does not name one: the refunded payment's. */
-async function accountOfPayment(tx: Tx, claim: OwnedClaim, paymentReference: string): Promise<string | null> {
-  const rows = await tx.$queryRaw<{ code: string }[]>(Prisma.sql`
-    SELECT a.code FROM postings p
+/**
+ * The account a refund takes money from when its payload does not name one (the
+ * refunded payment's customer), or a failed payout returns from (the payout's bank):
+ * the counter account of the posting it waits for; null while that is not posted.
+ */
+async function accountOfAwaited(
+  tx: Tx,
+  claim: OwnedClaim,
+  awaitedKind: "PAYMENT" | "PAYOUT",
+  reference: string,
+): Promise<{ code: string; kind: AccountKind } | null> {
+  const rows = await tx.$queryRaw<{ code: string; kind: AccountKind }[]>(Prisma.sql`
+    SELECT a.code, a.kind FROM postings p
     JOIN ledger_entries e ON e.posting_id = p.id
-    JOIN accounts a ON a.id = e.account_id AND a.kind = 'CUSTOMER'
+    JOIN accounts a ON a.id = e.account_id AND a.kind <> 'PROVIDER_CLEARING'
     WHERE p.tenant_id = ${claim.tenantId}::uuid AND p.provider = ${claim.provider}::"Provider"
-      AND p.provider_reference = ${paymentReference} AND p.kind = 'PAYMENT'
+      AND p.provider_reference = ${reference} AND p.kind = ${awaitedKind}::"PostingKind"
     LIMIT 1`);
-  return rows[0]?.code ?? null;
+  return rows[0] ?? null;
 }
 
 /**
@@ -249,11 +252,11 @@ export async function commitBatch(claims: OwnedClaim[], concurrency = 4): Promis
   const faultDelay = config().TALLY_FAULT_WORKER_DELAY_MS;
   if (faultDelay > 0) await sleep(faultDelay);
 
-  // Payments before refunds (a refund of a payment in the same batch then finds it
-  // posted), then in the order received.
+  // Payments before refunds, payouts before failed payouts (a refund of a payment in
+  // the same batch then finds it posted), then in the order received.
   members.sort(
     (a, b) =>
-      Number(a.member.movement.kind !== "PAYMENT") - Number(b.member.movement.kind !== "PAYMENT") ||
+      Number(!AWAITED_KINDS.has(a.member.movement.kind)) - Number(!AWAITED_KINDS.has(b.member.movement.kind)) ||
       Number(a.member.claim.claimId - b.member.claim.claimId),
   );
   const spans = traceCommit(members.map((m) => m.member));
@@ -359,9 +362,16 @@ async function inParallel(items: Iterable<number>, limit: number, fn: (item: num
   );
 }
 
-/** The payment a member's advisory lock is about: its own reference, or the payment a refund refunds. */
+/**
+ * The payment (payout) a member's advisory lock is about: its own reference, or the
+ * payment a refund refunds (the payout a failure returns). Other kinds lock nothing.
+ */
 const lockedPayment = (m: Member): string | undefined =>
-  m.movement.kind === "PAYMENT" ? m.movement.reference : m.movement.paymentReference;
+  AWAITED_KINDS.has(m.movement.kind)
+    ? m.movement.reference
+    : AWAITS[m.movement.kind]
+      ? m.movement.paymentReference
+      : undefined;
 
 /** A member's write failed and aborted the transaction: the batch is retried without it. */
 class MemberFailed extends Error {
@@ -414,7 +424,7 @@ async function writeBatchOnce(members: Member[]): Promise<Decided[]> {
           SELECT count(pg_advisory_xact_lock(hashtextextended(k, 0)))::int AS n
           FROM (SELECT k FROM unnest(${locks}::text[]) WITH ORDINALITY AS u(k, n) ORDER BY n) s`);
       // Accounts the batch knows it needs, created in one statement in a fixed order for the same reason.
-      const needed = new Map<string, { tenantId: string; code: string; kind: "CUSTOMER" | "PROVIDER_CLEARING" }>();
+      const needed = new Map<string, { tenantId: string; code: string; kind: AccountKind }>();
       for (const { claim, movement } of members) {
         const clearing = clearingAccountCode(claim.provider);
         needed.set(`${claim.tenantId}|${clearing}`, {
@@ -422,13 +432,8 @@ async function writeBatchOnce(members: Member[]): Promise<Decided[]> {
           code: clearing,
           kind: "PROVIDER_CLEARING",
         });
-        const customer = movement.account
-          ? customerAccountCode(movement.account)
-          : movement.kind === "PAYMENT"
-            ? UNALLOCATED_ACCOUNT
-            : null;
-        if (customer)
-          needed.set(`${claim.tenantId}|${customer}`, { tenantId: claim.tenantId, code: customer, kind: "CUSTOMER" });
+        const counter = counterAccount(claim.provider, movement);
+        if (counter) needed.set(`${claim.tenantId}|${counter.code}`, { tenantId: claim.tenantId, ...counter });
       }
       // Ids of this transaction's accounts, reused by its members.
       const accounts = await ensureAccounts(tx, [...needed.values()]);
@@ -469,6 +474,26 @@ async function writeBatchOnce(members: Member[]): Promise<Decided[]> {
 }
 
 /**
+ * A payout's own row (what its statement and the bank match read), written with its
+ * posting: the webhook's amount as ours, the destination and arrival day. A failed
+ * payout marks it FAILED. The settlement's figure (their_amount) is reconciliation's.
+ */
+async function recordPayout(tx: Tx, claim: OwnedClaim, movement: Movement, postingId: bigint): Promise<void> {
+  if (movement.kind === "PAYOUT") {
+    await tx.$executeRaw(Prisma.sql`
+      INSERT INTO payouts (tenant_id, provider, reference, currency, our_amount, destination, arrival_date, posting_id)
+      VALUES (${claim.tenantId}::uuid, ${claim.provider}::"Provider", ${movement.reference}, ${movement.currency}, ${movement.amount},
+              ${movement.account}, ${movement.arrivalDate ?? null}::date, ${postingId})
+      ON CONFLICT (tenant_id, provider, reference) DO UPDATE SET our_amount = EXCLUDED.our_amount, destination = EXCLUDED.destination,
+        arrival_date = coalesce(EXCLUDED.arrival_date, payouts.arrival_date), posting_id = EXCLUDED.posting_id, updated_at = now()`);
+    return;
+  }
+  await tx.$executeRaw(Prisma.sql`
+    UPDATE payouts SET status = 'FAILED', updated_at = now()
+    WHERE tenant_id = ${claim.tenantId}::uuid AND provider = ${claim.provider}::"Provider" AND reference = ${movement.paymentReference ?? ""}`);
+}
+
+/**
  * The batch's balance changes, one row per account and currency, sorted, in one
  * statement: the last write before COMMIT, so its row locks are held only for the
  * commit itself. A hot account's change goes to the slot of this connection's
@@ -500,36 +525,38 @@ async function writeMember(
   { claim, movement, receiptTraceParent }: Member,
   accounts: Map<string, bigint>,
 ): Promise<{ postingId: bigint; outboxId: bigint; woken: number; legs: Leg[] }> {
-  let customer: string;
-  if (movement.account) customer = customerAccountCode(movement.account);
-  else if (movement.kind === "PAYMENT") customer = UNALLOCATED_ACCOUNT;
-  else {
-    const found = movement.paymentReference ? await accountOfPayment(tx, claim, movement.paymentReference) : null;
+  let counter = counterAccount(claim.provider, movement);
+  const awaited = AWAITS[movement.kind] as "PAYMENT" | "PAYOUT" | undefined;
+  // A refund naming no account takes its payment's; a failed payout always waits for its
+  // payout (returning money that never left would take the bank account below zero).
+  if (awaited && (!counter || movement.kind === "PAYOUT_FAILED")) {
+    const found = movement.paymentReference
+      ? await accountOfAwaited(tx, claim, awaited, movement.paymentReference)
+      : null;
+    const what = awaited === "PAYMENT" ? "payment" : "payout";
     if (!found)
       throw new Abort({
         kind: "defer",
-        reason: `refund ${movement.reference}: payment ${movement.paymentReference ?? "(not named)"} is not posted yet, so its account is unknown`,
+        reason: `${movement.kind === "REFUND" ? "refund" : "failed payout"} ${movement.reference}: ${what} ${movement.paymentReference ?? "(not named)"} is not posted yet, so its account is unknown`,
         waitingFor: movement.paymentReference,
       });
-    customer = found;
+    counter = found;
   }
   // The batch holds the payment's lock (see lockPaymentReference): refunds that arrived
   // first wait for this payment, and two refunds of one payment cannot both fit under its amount.
   if (movement.kind === "REFUND" && movement.paymentReference)
     await refuseOverRefund(tx, claim, movement, movement.paymentReference);
-  // A refund's account found through its payment exists already (the payment's entries name it).
+  const customer = counter!.code;
+  // An account found through the awaited posting exists already (its entries name it).
   const customerId =
     accounts.get(`${claim.tenantId}|${customer}`) ??
-    (await ensureAccounts(tx, [{ tenantId: claim.tenantId, code: customer, kind: "CUSTOMER" }])).get(
+    (await ensureAccounts(tx, [{ tenantId: claim.tenantId, code: customer, kind: counter!.kind }])).get(
       `${claim.tenantId}|${customer}`,
     )!;
   const clearingId = accounts.get(`${claim.tenantId}|${clearingAccountCode(claim.provider)}`)!;
-  // A payment: the provider owes us (debit clearing), we owe the customer (credit customer). A refund reverses it.
-  const sign = movement.kind === "PAYMENT" ? 1n : -1n;
-  const legs = [
-    { accountId: clearingId, amount: sign * movement.amount, currency: movement.currency },
-    { accountId: customerId, amount: -sign * movement.amount, currency: movement.currency },
-  ];
+  // A payment: the provider owes us (debit clearing), we owe the customer (credit customer);
+  // a refund reverses it; the other kinds: lib/ledger/movements.ts.
+  const legs = movementLegs(movement, clearingId, customerId);
   assertBalanced(legs);
   const payload = {
     kind: movement.kind,
@@ -541,7 +568,7 @@ async function writeMember(
     occurredAt: movement.occurredAt.toISOString(),
   };
   const alone = claim.movementsInEvent === 1;
-  const isPayment = movement.kind === "PAYMENT";
+  const isPayment = AWAITED_KINDS.has(movement.kind);
   // One statement, so the member's effect costs one round trip: every part hangs
   // off the fenced claim, and writes nothing if the token is no longer current.
   // Its balance change is not here: the batch applies its sum once, at the end.
@@ -572,6 +599,8 @@ async function writeMember(
       RETURNING id)
     SELECT posting.id AS posting_id, outbox.id AS outbox_id, (SELECT count(*)::int FROM woken) AS woken FROM posting, outbox`);
   if (!written) throw new Abort({ kind: "fenced" });
+  if (movement.kind === "PAYOUT" || movement.kind === "PAYOUT_FAILED")
+    await recordPayout(tx, claim, movement, written.posting_id);
 
   if (!alone) {
     // Several movements in one event (an Adyen batch): lock the event before

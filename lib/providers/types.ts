@@ -56,15 +56,37 @@ export type VerifyResult =
   | { ok: true; deliveryId: string | null }
   | { ok: false; reason: VerifyFailure; message: string; hint?: VerifyHint };
 
+/**
+ * PAYMENT and REFUND move a customer's money; FEE, DISPUTE, DISPUTE_REVERSAL and
+ * ADJUSTMENT the provider's charges and withdrawals; PAYOUT and PAYOUT_FAILED the
+ * balance to and back from the bank. The accounts each moves: lib/ledger/movements.ts.
+ */
+export type MovementKind =
+  | "PAYMENT"
+  | "REFUND"
+  | "FEE"
+  | "DISPUTE"
+  | "DISPUTE_REVERSAL"
+  | "ADJUSTMENT"
+  | "PAYOUT"
+  | "PAYOUT_FAILED";
+
 /** One movement of money, as the provider reports it, in minor units. */
 export type Movement = {
-  kind: "PAYMENT" | "REFUND";
+  kind: MovementKind;
   /** The provider's own reference for this movement: stable across their retries. */
   reference: string;
-  /** Our customer account, by the provider's identifier for it; null when the payload does not say. */
+  /**
+   * Our customer account, by the provider's identifier for it (a payout's: the bank
+   * account it went to); null when the payload does not say.
+   */
   account: string | null;
-  /** For refunds whose payload names no account: the payment reference whose account to use. */
+  /**
+   * For refunds whose payload names no account: the payment reference whose account to
+   * use. A failed payout: its payout. A dispute: the payment disputed (shown, not used).
+   */
   paymentReference?: string;
+  /** Positive; only an ADJUSTMENT may be negative, with the provider's sign. Never zero. */
   amount: bigint;
   /** ISO 4217, upper case. */
   currency: string;
@@ -75,6 +97,8 @@ export type Movement = {
    * `reference` (Flutterwave: the numeric transaction id its verify endpoint takes).
    */
   lookupId?: string;
+  /** A payout: the day the provider expects it at the bank. */
+  arrivalDate?: Date;
 };
 
 export type ParseResult =
@@ -126,6 +150,13 @@ export interface ProviderAdapter {
    * Providers without the hook need no confirmation.
    */
   confirm?(movement: Movement, settings: Record<string, unknown>): Promise<ConfirmResult>;
+  /**
+   * Whether its webhooks carry the fee of a movement. When they do not (Stripe's name a
+   * balance transaction by id only), fees come from the settlement as a matter of course:
+   * posted from it and counted on the run, not discrepancies. When they do, a fee the
+   * settlement has and we lack is a theirs-not-ours (cause FEE).
+   */
+  readonly feesInWebhooks?: boolean;
   /** The provider's API hosts: in production its keys are sent to these only (lib/providers/api-base.ts). */
   readonly api?: ProviderApi;
   /** The provider's settlement API, when reconciliation can ask it (others reconcile from report files). */
@@ -146,10 +177,25 @@ export type SettlementLine = {
   row: number;
   /** The provider's reference of the movement, as our parsers key it. */
   reference: string;
-  /** OTHER: fees, payouts, chargebacks, adjustments: settled, but not something a webhook posts. */
-  kind: "PAYMENT" | "REFUND" | "OTHER";
-  /** Signed minor units: payments positive, refunds negative. */
+  /** A movement kind (lib/ledger/movements.ts); OTHER: settled, but nothing Tally posts (a transfer, a top-up). */
+  kind: MovementKind | "OTHER";
+  /**
+   * Signed minor units on the provider's balance (gross), as the movement's clearing leg
+   * is signed: payments and reinstatements positive; refunds, fees, disputes, payouts negative.
+   */
   amount: bigint;
+  /**
+   * The line on the provider's balance, when that is in another currency than
+   * `amount` (a charge settled in another currency): the payout's side of it.
+   */
+  settledGross?: bigint;
+  settledCurrency?: string;
+  /** What the provider kept for this line, in the settled currency (minor units, positive when it charged, negative when it gave back). */
+  fee?: bigint;
+  /** The payout that paid this line out (for a payout line, itself); unset when the source does not say. */
+  payout?: string;
+  /** The provider's own id of the line (Stripe: the balance transaction), kept per payout. */
+  lineId?: string;
   currency: string;
   occurredAt: Date;
   /** The line as the provider gave it (CSV text or JSON), kept as evidence. */

@@ -130,6 +130,8 @@ export function paypalConfirmer(options: { timeoutMs?: number; clock?: () => num
     movement: Movement,
     rawSettings: Record<string, unknown>,
   ): Promise<ConfirmResult> {
+    // PayPal's webhooks post captures and refunds only; anything else has nothing to confirm here.
+    if (movement.kind !== "PAYMENT" && movement.kind !== "REFUND") return { ok: true };
     const settings = confirmSettings(settingsSchema, rawSettings);
     if (!settings.ok) return settings;
     const base = paypalApiBase(settings.value.apiBaseUrl);

@@ -7,7 +7,18 @@
 // | charge.succeeded, charge.captured naming a payment_intent | ignored: the intent's event posts it |  |                |
 // | refund.created/updated, charge.refund.updated (status succeeded) | REFUND | refund id (re_…) | amount |
 // | charge.refunded (with refunds.data)          | REFUND   | each succeeded refund id       | that refund's amount           |
-// | anything else                                | ignored  |                                |                                |
+// | charge.dispute.funds_withdrawn               | DISPUTE  | dispute id (dp_…/du_…)         | the dispute's amount           |
+// | charge.dispute.funds_reinstated              | DISPUTE_REVERSAL | dispute id + ":reinstated" | the dispute's amount      |
+// | payout.paid                                  | PAYOUT   | payout id (po_…)               | amount; account = destination  |
+// | payout.failed                                | PAYOUT_FAILED | payout id + ":failed"     | amount; waits for its payout   |
+// | anything else (charge.dispute.created/closed, payout.created…) | ignored: moves no money on our books |    |   |
+//
+// Fees: Stripe's webhooks do not carry them (a charge names its balance transaction
+// by id only); they are posted from the settlement, whose lines carry `fee`
+// (lib/recon/settlement-movement.ts). A dispute's own fee is such a line's fee too.
+// A dispute is keyed by its id for the withdrawal and id:reinstated for the
+// reinstatement, as the settlement report keys its `dispute` and `dispute_reversal`
+// lines (./report.ts); a dispute lost moves nothing more (charge.dispute.closed).
 //
 // The payment intent is the reference because it is what Stripe's balance report
 // names (payment_intent_id), so a payment reconciles by the key it posted under.
@@ -99,6 +110,25 @@ const refund = z.object({
   charge: optionalText,
   payment_intent: optionalText,
   metadata,
+  created: timestamp.optional(),
+});
+
+const dispute = z.object({
+  id: requiredText,
+  amount: minorUnits,
+  currency: currencyCode,
+  charge: optionalText,
+  payment_intent: optionalText,
+  created: timestamp.optional(),
+});
+
+const payout = z.object({
+  id: requiredText,
+  amount: minorUnits,
+  currency: currencyCode,
+  destination: optionalText,
+  arrival_date: timestamp.optional(),
+  status: optionalText,
   created: timestamp.optional(),
 });
 
@@ -215,6 +245,44 @@ export function parseStripe(rawBody: Buffer): ParseResult {
         };
       const fallback = { account: accountFrom(ch.metadata, ch.customer), payment: ch.payment_intent ?? ch.id };
       return money(refunds.map((r) => refundMovement(r, event, fallback)));
+    }
+    case "charge.dispute.funds_withdrawn":
+    case "charge.dispute.funds_reinstated": {
+      const d = shape(dispute);
+      if (typeof d === "string") return { kind: "failed", error: d };
+      const reinstated = event.type === "charge.dispute.funds_reinstated";
+      return money([
+        {
+          kind: reinstated ? "DISPUTE_REVERSAL" : "DISPUTE",
+          reference: reinstated ? `${d.id}:reinstated` : d.id,
+          account: null,
+          paymentReference: d.payment_intent ?? d.charge,
+          amount: d.amount,
+          currency: d.currency,
+          // The withdrawal and the reinstatement are two moments of one dispute; each is dated by its event.
+          occurredAt: event.created,
+          description: `Stripe dispute ${d.id} ${reinstated ? "funds reinstated" : "funds withdrawn"}`,
+        },
+      ]);
+    }
+    case "payout.paid":
+    case "payout.failed": {
+      const p = shape(payout);
+      if (typeof p === "string") return { kind: "failed", error: p };
+      const failed = event.type === "payout.failed";
+      return money([
+        {
+          kind: failed ? "PAYOUT_FAILED" : "PAYOUT",
+          reference: failed ? `${p.id}:failed` : p.id,
+          account: p.destination ?? null,
+          ...(failed && { paymentReference: p.id }),
+          amount: p.amount,
+          currency: p.currency,
+          occurredAt: p.created ?? event.created,
+          ...(p.arrival_date && { arrivalDate: p.arrival_date }),
+          description: `Stripe payout ${p.id}${failed ? " failed" : ""}`,
+        },
+      ]);
     }
     default:
       return { kind: "ignored", eventType: event.type, reason: "event type moves no money" };
