@@ -25,6 +25,7 @@ import { settlementSourceFor } from "@/lib/recon/report-formats";
 import type { EndpointContext, SettlementLine, SettlementSource, Window } from "@/lib/providers/types";
 import type { DomainResult, Reason } from "@/lib/platform/refusal";
 import { RAW_EVENTS_CHANNEL, wake } from "@/lib/pipeline/wake";
+import { refineCauses } from "@/lib/recon/causes";
 
 export type ReconSourceInput = { kind: "api" } | { kind: "csv"; file: string; format?: string };
 
@@ -331,6 +332,7 @@ async function compare(
     SELECT id::text, bucket, inserted FROM up`,
     [tenantId, provider, runId, loaded.format, JSON.stringify(loaded.header)],
   );
+  await refineCauses(client, tenantId, provider, upserted.rows.map((r) => BigInt(r.id)));
 
   // Only a person decides ours-not-theirs and mismatches; a case resolved earlier stays resolved.
   const cases = await q<{ id: string }>(
