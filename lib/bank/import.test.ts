@@ -2,6 +2,7 @@ import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { type Actor, SYSTEM_ACTOR } from "@/lib/admin/audit";
 import { importBankStatement, type ImportSummary } from "@/lib/bank/import";
+import { namedIn } from "@/lib/bank/match";
 import { decideProposal, proposeResolution } from "@/lib/cases/cases";
 import { aCamt053, type EntrySpec } from "@/lib/bank/statement-builders";
 import type { Provider } from "@/lib/generated/prisma/enums";
@@ -159,6 +160,23 @@ describe("matching payouts to bank credits", () => {
     for (const p of [a, b]) expect((await payout(p.id)).bankLineId).toBe(named.id);
     for (const p of day3) expect((await payout(p.id)).bankLineId).toBe(summed.id);
     expect(s.runs.map((r) => r.provider).sort()).toEqual(["adyen", "stripe"]);
+  });
+
+  it("does not count a reference found only inside a longer one: po_7 is not named by po_707", async () => {
+    const t = await aTenant();
+    const short = await aPayout(t.id, { amount: 700n, arrival: "2026-12-02", reference: "po_prefix7" });
+    const long = await aPayout(t.id, { amount: 70_700n, arrival: "2026-12-02", reference: "po_prefix707" });
+    const s = await importStatement(
+      t.id,
+      [{ amount: 70_700n, bookingDate: "2026-12-20", remittance: ["STRIPE po_prefix707"] }],
+      { from: "2026-12-01", to: "2026-12-03" },
+    );
+    expect(s.matchedPayouts).toBe(1);
+    expect((await lineOf(t.id, 1, s.statementId)).matchRule).toBe("reference");
+    expect((await payout(long.id)).status).toBe("SETTLED");
+    expect((await payout(short.id)).status).toBe("IN_TRANSIT");
+    expect(namedIn("po_7 and po_707", ["po_7", "po_707"]).sort()).toEqual(["po_7", "po_707"]);
+    expect(namedIn("po_707", ["po_7", "po_707"])).toEqual(["po_707"]);
   });
 
   it("leaves an ambiguous fit unmatched and says so on the credit", async () => {

@@ -194,6 +194,7 @@ export async function importBankStatement(input: ImportInput): Promise<DomainRes
       statement: { id: statementId, sourceName: input.sourceName, from: meta.from, to: meta.to },
       actor: input.actor,
       startedAt: started,
+      linesAdded: counts.lines,
     });
     const summary: ImportSummary = {
       statementId,
