@@ -73,8 +73,12 @@ describe("the provider simulator with all six providers", () => {
     const dropped = new Set(day.dropped);
     const delivered = day.movements.filter((m) => !dropped.has(m));
     const ledger = await exportLedger(tenant.id, tenant.slug);
+    // And Stripe's payouts of the day, delivered as payout.paid once the rest was sent.
     expect(ledger.postings.map((p) => `${p.provider}:${p.reference}:${p.kind}`).sort()).toEqual(
-      delivered.map((m) => `${m.provider}:${m.reference}:${m.kind}`).sort(),
+      [
+        ...delivered.map((m) => `${m.provider}:${m.reference}:${m.kind}`),
+        ...sim.payouts.map((p) => `stripe:${p.id}:PAYOUT`),
+      ].sort(),
     );
     const balances = new Map(
       ledger.balances

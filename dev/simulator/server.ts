@@ -51,6 +51,10 @@ export type Simulator = {
   paypalCertUrl: string;
   /** The Stripe movements it settled for the tenant (dropped ones included: the provider settled them). */
   movements: SimMovement[];
+  /** Its Stripe balance transactions (charges and refunds with their fees, and the payouts), as its API lists them. */
+  balanceTransactions: BalanceTransaction[];
+  /** Its Stripe payouts of the day (one per currency, the day's net): delivered as payout.paid after the rest. */
+  payouts: StripePayout[];
   deliver(
     target: string,
     secrets: TenantSecrets,
@@ -61,7 +65,7 @@ export type Simulator = {
   close(): Promise<void>;
 };
 
-type BalanceTransaction = {
+export type BalanceTransaction = {
   id: string;
   object: string;
   amount: number;
@@ -91,7 +95,7 @@ function balanceTransactions(movements: SimMovement[]): BalanceTransaction[] {
       source: m.kind === "PAYMENT" ? m.chargeId! : m.reference,
     };
   });
-  // Payouts move money too, but no webhook posts them: reconciliation must skip them.
+  // The day's net paid out, per currency: a payout line, and a payout.paid webhook (stripePayouts).
   const byCurrency = new Map<string, number>();
   for (const l of lines) byCurrency.set(l.currency, (byCurrency.get(l.currency) ?? 0) + l.net);
   const last = Math.max(0, ...lines.map((l) => l.created));
@@ -109,6 +113,35 @@ function balanceTransactions(movements: SimMovement[]): BalanceTransaction[] {
       source: `po_${currency}`,
     });
   return lines.sort((a, b) => a.created - b.created || a.id.localeCompare(b.id));
+}
+
+export type StripePayout = {
+  id: string;
+  object: "payout";
+  amount: number;
+  currency: string;
+  arrival_date: number;
+  created: number;
+  destination: string;
+  status: "paid";
+  automatic: true;
+};
+
+/** The payouts behind the payout lines, as Stripe's API and its payout.paid webhook show them. */
+function stripePayouts(lines: BalanceTransaction[]): StripePayout[] {
+  return lines
+    .filter((t) => t.reporting_category === "payout" && t.amount < 0)
+    .map((t) => ({
+      id: t.source,
+      object: "payout",
+      amount: -t.amount,
+      currency: t.currency,
+      arrival_date: Math.floor(t.created / 86_400) * 86_400 + 2 * 86_400,
+      created: t.created,
+      destination: "ba_simulator",
+      status: "paid",
+      automatic: true,
+    }));
 }
 
 /** The event Stripe would have sent for a movement (the payment's intent succeeded, or the refund created). */
@@ -157,6 +190,24 @@ export async function startSimulator(o: {
   const byReference = new Map(movements.map((m) => [m.reference, m]));
   const byCharge = new Map(movements.filter((m) => m.chargeId).map((m) => [m.chargeId!, m]));
   const transactions = balanceTransactions(movements);
+  const payouts = stripePayouts(transactions);
+  const payoutsById = new Map(payouts.map((p) => [p.id, p]));
+  const payoutDeliveries: Delivery[] = payouts.map((p, i) => ({
+    seq: 1_000_000 + i,
+    tenant: o.tenant,
+    provider: "stripe",
+    body: JSON.stringify({
+      id: `evt_payout_${p.id}`,
+      object: "event",
+      type: "payout.paid",
+      created: p.created,
+      data: { object: p },
+    }),
+    signature: "valid",
+    messageId: `msg_payout_${p.id}`,
+    note: "first",
+    reference: p.id,
+  }));
   // What Stripe failed to deliver: the day's dropped movements, and any whose every attempt failed.
   const undelivered = new Set(
     o.day.dropped.filter((m) => m.tenant === o.tenant && m.provider === "stripe").map((m) => m.reference),
@@ -212,6 +263,13 @@ export async function startSimulator(o: {
         url: "/v1/events",
       });
     }
+    const payout = /^\/v1\/payouts\/([^/]+)$/.exec(url.pathname);
+    if (payout) {
+      const p = payoutsById.get(decodeURIComponent(payout[1]!));
+      return p
+        ? send(200, p)
+        : send(404, { error: { type: "invalid_request_error", message: `No such payout: '${payout[1]}'` } });
+    }
     const object = /^\/v1\/(payment_intents|refunds|charges)\/([^/]+)$/.exec(url.pathname);
     if (object) {
       const [, kind, id] = object;
@@ -255,9 +313,13 @@ export async function startSimulator(o: {
     paypalClientSecret,
     paypalCertUrl: signing.certUrl,
     movements,
+    balanceTransactions: transactions,
+    payouts,
     async deliver(target, secrets, options = {}) {
       const { concurrency = 8, ackTimeoutMs = 5000, maxAttempts = 4 } = options;
       const mine = o.day.deliveries.filter((d) => d.tenant === o.tenant);
+      // Stripe's payouts of the day, once the day is over (only where Stripe is signed for).
+      if (secrets.stripe !== undefined) mine.push(...payoutDeliveries);
       const unsigned = [...new Set(mine.map((d) => d.provider))].filter((p) => secrets[p] === undefined);
       if (unsigned.length > 0)
         throw new Error(

@@ -89,9 +89,11 @@ describe("daily reconciliation against the provider simulator", () => {
     expect(report.dropped.length).toBeGreaterThan(3);
     expect(report.duplicates).toBeGreaterThan(settled * 0.15);
     first = await recon();
+    // The day's payouts (one per currency) were delivered as payout.paid and match their payout lines.
+    expect(sim.payouts.length).toBeGreaterThan(0);
     expect(first).toMatchObject({
-      compared: settled,
-      matched: settled - report.dropped.length,
+      compared: settled + sim.payouts.length,
+      matched: settled + sim.payouts.length - report.dropped.length,
       theirsNotOurs: report.dropped.length,
       oursNotTheirs: 0,
       mismatched: 0,
@@ -125,7 +127,7 @@ describe("daily reconciliation against the provider simulator", () => {
   it("re-running the window duplicates nothing and marks the fetched items resolved", async () => {
     const again = await recon();
     expect(again).toMatchObject({
-      matched: sim.movements.length,
+      matched: sim.movements.length + sim.payouts.length,
       theirsNotOurs: 0,
       newDiscrepancies: 0,
       casesOpened: 0,
@@ -170,40 +172,49 @@ describe("daily reconciliation against the provider simulator", () => {
   });
 
   it("imports the same settlement as Stripe's itemized balance report CSV, with the same buckets", async () => {
+    // The simulator's balance transactions (charges with their fees, refunds, the payouts) as the report file.
+    const byCharge = new Map(sim.movements.filter((m) => m.chargeId).map((m) => [m.chargeId!, m]));
     const rows = [
       "balance_transaction_id,created_utc,available_on_utc,currency,gross,fee,net,reporting_category,source_id,description,payment_intent_id,charge_id,refund_id",
-      ...sim.movements.map((m, i) => {
-        const major = (n: number) =>
-          m.currency === "JPY" ? String(n) : m.currency === "KWD" ? (n / 1000).toFixed(3) : (n / 100).toFixed(2);
-        const gross = m.kind === "PAYMENT" ? major(m.amount) : `-${major(m.amount)}`;
-        const at = new Date(m.created * 1000).toISOString().replace("T", " ").slice(0, 19);
+      ...sim.balanceTransactions.map((t) => {
+        const currency = t.currency.toUpperCase();
+        const major = (n: number) => {
+          const sign = n < 0 ? "-" : "";
+          const a = Math.abs(n);
+          return (
+            sign + (currency === "JPY" ? String(a) : currency === "KWD" ? (a / 1000).toFixed(3) : (a / 100).toFixed(2))
+          );
+        };
+        const at = new Date(t.created * 1000).toISOString().replace("T", " ").slice(0, 19);
+        const payment = byCharge.get(t.source);
         return [
-          `txn_${i}`,
+          t.id,
           at,
           at,
-          m.currency.toLowerCase(),
-          gross,
-          "0.00",
-          gross,
-          m.kind === "PAYMENT" ? "charge" : "refund",
-          m.kind === "PAYMENT" ? m.chargeId : m.reference,
-          `"Payment, ""${m.reference}"""`,
-          m.kind === "PAYMENT" ? m.reference : "",
-          m.chargeId ?? "",
-          m.kind === "REFUND" ? m.reference : "",
+          t.currency,
+          major(t.amount),
+          major(t.fee),
+          major(t.net),
+          t.reporting_category,
+          t.source,
+          `"Line, ""${t.source}"""`,
+          payment?.reference ?? "",
+          payment ? t.source : "",
+          t.reporting_category === "refund" ? t.source : "",
         ].join(",");
       }),
-      `txn_payout,${new Date(window.from.getTime() + HOUR).toISOString().replace("T", " ").slice(0, 19)},,usd,-100.00,0.00,-100.00,payout,po_1,Payout,,,`,
     ];
     const file = path.join(dir, "itemized.csv");
     writeFileSync(file, `${rows.join("\r\n")}\r\n`);
     const r = await recon({ kind: "csv", file });
+    // Payments, refunds and payouts match (their fees too, counted apart); the phantom is ours-not-theirs.
     expect(r).toMatchObject({
-      compared: sim.movements.length + 1,
-      matched: sim.movements.length,
+      compared: sim.movements.length + sim.payouts.length + 1,
+      matched: sim.movements.length + sim.payouts.length,
       oursNotTheirs: 1,
       theirsNotOurs: 0,
       mismatched: 0,
+      feesPosted: 0,
     });
     const run = await prisma.reconRun.findUniqueOrThrow({ where: { id: r.runId } });
     expect(run).toMatchObject({ source: "CSV", sourceName: "itemized.csv", status: "DONE" });

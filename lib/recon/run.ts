@@ -25,6 +25,9 @@ import { settlementSourceFor } from "@/lib/recon/report-formats";
 import type { EndpointContext, SettlementLine, SettlementSource, Window } from "@/lib/providers/types";
 import type { DomainResult, Reason } from "@/lib/platform/refusal";
 import { RAW_EVENTS_CHANNEL, wake } from "@/lib/pipeline/wake";
+import { adapterFor } from "@/lib/providers";
+import { reconcilePayouts } from "@/lib/recon/payouts";
+import { SETTLEMENT_KINDS, SETTLEMENT_MOVEMENT_TYPE } from "@/lib/recon/settlement-movement";
 import { refineCauses } from "@/lib/recon/causes";
 
 export type ReconSourceInput = { kind: "api" } | { kind: "csv"; file: string; format?: string };
@@ -48,6 +51,15 @@ export type ReconSummary = {
   theirsNotOurs: number;
   oursNotTheirs: number;
   mismatched: number;
+  /** Counted in matched: the amounts differ, by no more than the endpoint's tolerance (listed as WITHIN_TOLERANCE). */
+  withinTolerance: number;
+  /** Fees the settlement reported that our ledger lacked, queued to be posted from it. */
+  feesPosted: number;
+  /** Other movements only the settlement had (a dispute whose webhook never came), queued likewise. */
+  postedFromSettlement: number;
+  /** Payouts the report's lines belong to, and those whose statement does not balance (a case each). */
+  payouts: number;
+  payoutResiduals: number;
   /** Discrepancies seen for the first time by this run. */
   newDiscrepancies: number;
   casesOpened: number;
@@ -76,6 +88,9 @@ class Refused extends Error {
 /** COPY text format: backslash, tab and line breaks escaped. */
 const copyText = (v: string) =>
   v.replace(/\\/g, "\\\\").replace(/\t/g, "\\t").replace(/\n/g, "\\n").replace(/\r/g, "\\r");
+
+/** COPY's NULL for an absent (or empty) text. */
+const copyOrNull = (v: string | undefined) => (v === undefined || v === "" ? "\\N" : copyText(v));
 
 type Loaded = { money: number; outside: number; header: string[] | null; format: string; span: Window | null };
 
@@ -112,12 +127,12 @@ async function loadLines(
       if (line.kind !== "OTHER") loaded.money++;
       min = Math.min(min, t);
       max = Math.max(max, t);
-      yield `${line.row}\t${copyText(line.reference)}\t${line.kind}\t${line.amount}\t${line.currency}\t${line.occurredAt.toISOString()}\t${copyText(line.raw)}\t${line.notReconciled === undefined ? "\\N" : copyText(line.notReconciled)}\n`;
+      yield `${line.row}\t${copyText(line.reference)}\t${line.kind}\t${line.amount}\t${line.currency}\t${line.occurredAt.toISOString()}\t${copyText(line.raw)}\t${copyOrNull(line.notReconciled)}\t${line.settledGross ?? line.amount}\t${line.settledCurrency ?? line.currency}\t${line.fee ?? 0n}\t${copyOrNull(line.payout)}\t${copyOrNull(line.lineId)}\n`;
     }
   }
   const copy = client.query(
     copyFrom(
-      "COPY recon_lines (row_no, reference, kind, amount, currency, occurred_at, raw, not_reconciled) FROM STDIN",
+      "COPY recon_lines (row_no, reference, kind, amount, currency, occurred_at, raw, not_reconciled, settled_gross, settled_currency, fee, payout, line_id) FROM STDIN",
     ),
   );
   await pipeline(Readable.from(chunks()), copy);
@@ -187,7 +202,8 @@ export async function runReconciliation(input: ReconInput): Promise<DomainResult
   try {
     await client.query("BEGIN");
     await client.query(
-      `CREATE TEMP TABLE recon_lines (row_no int, reference text, kind text, amount bigint, currency text, occurred_at timestamptz, raw text, not_reconciled text) ON COMMIT DROP`,
+      `CREATE TEMP TABLE recon_lines (row_no int, reference text, kind text, amount bigint, currency text, occurred_at timestamptz, raw text, not_reconciled text,
+        settled_gross bigint, settled_currency text, fee bigint, payout text, line_id text) ON COMMIT DROP`,
     );
     const meta = { header: null as string[] | null, format: "api" };
     const lines =
@@ -202,9 +218,14 @@ export async function runReconciliation(input: ReconInput): Promise<DomainResult
     const window = input.window ?? loaded.span;
     if (!window) throw new Refused("empty_report", "The report has no lines to compare");
     const compareStarted = Date.now();
-    summary = await compare(client, input, run.id, window, loaded, started);
+    summary = await compare(client, input, run.id, window, loaded, started, {
+      toleranceMinor: endpoint?.matchToleranceMinor ?? 0n,
+      dateLagDays: endpoint?.matchDateLagDays ?? 3,
+      priority: endpoint?.matchPriority ?? ["reference", "amount_date"],
+    });
     await client.query("COMMIT");
     summary.phasesMs = { load: loadMs, compare: Date.now() - compareStarted, fetch: 0 };
+    if (summary.feesPosted + summary.postedFromSettlement > 0) wake(RAW_EVENTS_CHANNEL);
   } catch (error) {
     await client.query("ROLLBACK").catch(() => undefined);
     const refused =
@@ -257,6 +278,8 @@ export async function runReconciliation(input: ReconInput): Promise<DomainResult
   return { ok: true, value: summary };
 }
 
+export type MatchRules = { toleranceMinor: bigint; dateLagDays: number; priority: string[] };
+
 async function compare(
   client: PoolClient,
   input: ReconInput,
@@ -264,15 +287,25 @@ async function compare(
   window: Window,
   loaded: Loaded,
   started: number,
+  rules: MatchRules,
 ): Promise<ReconSummary> {
+  const feesInWebhooks = adapterFor(input.provider)?.feesInWebhooks === true;
   const { tenantId, provider } = input;
   const margin = config().TALLY_RECON_TIMING_MARGIN_MS;
   const q = <T extends Record<string, unknown> = Record<string, unknown>>(sql: string, params: unknown[] = []) =>
     client.query<T>(sql, params).then((r) => r);
 
+  // Theirs: each line's movement, and its fee as a movement of its own (reference
+  // + ":fee", on the clearing account as the provider's balance moved: minus the fee),
+  // in the settled currency, which the fee is in.
   await q(`CREATE TEMP TABLE recon_theirs ON COMMIT DROP AS
-    SELECT reference, sum(amount)::bigint AS amount, min(currency) AS currency, min(currency) = max(currency) AS one_currency, min(occurred_at) AS occurred_at, min(row_no) AS row_no
-    FROM recon_lines WHERE kind <> 'OTHER' GROUP BY reference`);
+    WITH items AS (
+      SELECT reference, kind, amount, currency, occurred_at, row_no FROM recon_lines WHERE kind <> 'OTHER'
+      UNION ALL
+      SELECT reference || ':fee', 'FEE', -fee, settled_currency, occurred_at, row_no FROM recon_lines WHERE kind <> 'OTHER' AND fee <> 0)
+    SELECT reference, sum(amount)::bigint AS amount, min(currency) AS currency, min(currency) = max(currency) AS one_currency, min(occurred_at) AS occurred_at,
+           min(row_no) AS row_no, min(kind) AS kind
+    FROM items GROUP BY reference`);
   // Temporary tables have no statistics until analysed; without them the planner
   // picks nested loops over a million rows.
   await q(`ANALYZE recon_theirs`);
@@ -283,10 +316,11 @@ async function compare(
     `CREATE TEMP TABLE recon_ours ON COMMIT DROP AS
     WITH refs AS (
       SELECT provider_reference AS reference FROM postings
-      WHERE tenant_id = $1 AND provider = $2::"Provider" AND kind IN ('PAYMENT', 'REFUND') AND occurred_at >= $3 AND occurred_at < $4
+      WHERE tenant_id = $1 AND provider = $2::"Provider" AND kind <> 'CORRECTION' AND occurred_at >= $3 AND occurred_at < $4
       UNION SELECT reference FROM recon_theirs)
     SELECT p.provider_reference AS reference, sum(e.amount)::bigint AS amount, min(e.currency) AS currency, min(e.currency) = max(e.currency) AS one_currency,
-           min(p.occurred_at) FILTER (WHERE p.kind <> 'CORRECTION') AS occurred_at, min(p.id) FILTER (WHERE p.kind <> 'CORRECTION') AS posting_id
+           min(p.occurred_at) FILTER (WHERE p.kind <> 'CORRECTION') AS occurred_at, min(p.id) FILTER (WHERE p.kind <> 'CORRECTION') AS posting_id,
+           min(p.kind::text) FILTER (WHERE p.kind <> 'CORRECTION') AS kind
     FROM postings p
     JOIN ledger_entries e ON e.posting_id = p.id
     JOIN accounts a ON a.id = e.account_id AND a.kind = 'PROVIDER_CLEARING'
@@ -300,15 +334,21 @@ async function compare(
       CASE WHEN o.reference IS NULL THEN 'THEIRS_NOT_OURS'
            WHEN t.reference IS NULL THEN 'OURS_NOT_THEIRS'
            WHEN t.amount = o.amount AND t.currency = o.currency AND t.one_currency AND o.one_currency THEN 'MATCHED'
+           WHEN t.currency = o.currency AND t.one_currency AND o.one_currency AND abs(t.amount - o.amount) <= $4::bigint THEN 'WITHIN_TOLERANCE'
            ELSE 'MISMATCH' END AS bucket,
+      coalesce(t.kind, o.kind) AS kind, t.occurred_at AS their_occurred_at,
       t.amount AS their_amount, t.currency AS their_currency, t.row_no,
       o.amount AS our_amount, o.currency AS our_currency, o.posting_id,
       (coalesce(t.occurred_at, o.occurred_at) AT TIME ZONE 'UTC')::date AS day,
-      (t.reference IS NULL AND (o.occurred_at >= $2::timestamptz - $3 * interval '1 millisecond' OR o.occurred_at < $1::timestamptz + $3 * interval '1 millisecond')) AS possible_timing
+      (t.reference IS NULL AND (o.occurred_at >= $2::timestamptz - $3 * interval '1 millisecond' OR o.occurred_at < $1::timestamptz + $3 * interval '1 millisecond')) AS possible_timing,
+      -- A fee that matches, or that the provider's webhooks never carry and the settlement
+      -- brings as a matter of course: counted as fees on the run, not among the movements.
+      coalesce(coalesce(t.kind, o.kind) = 'FEE' AND (
+        (t.amount = o.amount AND t.currency = o.currency) OR (o.reference IS NULL AND NOT $5::boolean)), false) AS expected_fee
     FROM recon_theirs t FULL JOIN recon_ours o ON o.reference = t.reference
     -- Fully reversed by a correction and absent from their report: nothing left to compare.
     WHERE NOT (t.reference IS NULL AND o.amount = 0)`,
-    [window.from, window.to, margin],
+    [window.from, window.to, margin, rules.toleranceMinor, feesInWebhooks],
   );
   await q(`ANALYZE recon_result`);
 
@@ -317,12 +357,17 @@ async function compare(
     WITH up AS (
       INSERT INTO recon_discrepancies AS d (tenant_id, provider, reference, bucket, cause, day, possible_timing, their_amount, their_currency, their_line, our_amount, our_currency, posting_id, first_run_id, last_run_id)
       SELECT $1, $2::"Provider", r.reference, r.bucket::"DiscrepancyBucket",
-             (CASE r.bucket WHEN 'THEIRS_NOT_OURS' THEN 'NEVER_DELIVERED' WHEN 'OURS_NOT_THEIRS' THEN CASE WHEN r.possible_timing THEN 'LATE' ELSE 'MISSING_AT_PROVIDER' END ELSE 'AMOUNT_DIFFERS' END)::"DiscrepancyCause",
+             (CASE WHEN r.kind = 'FEE' THEN 'FEE'
+                   WHEN r.bucket = 'THEIRS_NOT_OURS' THEN 'NEVER_DELIVERED'
+                   WHEN r.bucket = 'OURS_NOT_THEIRS' THEN CASE WHEN r.possible_timing THEN 'LATE' ELSE 'MISSING_AT_PROVIDER' END
+                   ELSE 'AMOUNT_DIFFERS' END)::"DiscrepancyCause",
              r.day, r.possible_timing, r.their_amount, r.their_currency,
-             CASE WHEN r.row_no IS NULL THEN NULL ELSE jsonb_build_object('row', r.row_no, 'format', $4::text, 'header', $5::jsonb, 'line', l.raw) END,
+             CASE WHEN r.row_no IS NULL THEN NULL ELSE jsonb_build_object('row', r.row_no, 'format', $4::text, 'header', $5::jsonb, 'line', l.raw, 'kind', r.kind) END,
              r.our_amount, r.our_currency, r.posting_id, $3, $3
-      FROM recon_result r LEFT JOIN recon_lines l ON l.row_no = r.row_no AND l.reference = r.reference
-      WHERE r.bucket <> 'MATCHED'
+      FROM recon_result r LEFT JOIN recon_lines l ON l.row_no = r.row_no
+      -- A fee the provider's webhooks never carry is expected to come from the settlement:
+      -- posted below, counted on the run, and no discrepancy.
+      WHERE r.bucket <> 'MATCHED' AND NOT r.expected_fee
       ON CONFLICT (tenant_id, provider, reference, bucket) DO UPDATE SET
         last_run_id = EXCLUDED.last_run_id, possible_timing = EXCLUDED.possible_timing,
         their_amount = EXCLUDED.their_amount, their_currency = EXCLUDED.their_currency, their_line = coalesce(EXCLUDED.their_line, d.their_line),
@@ -332,7 +377,20 @@ async function compare(
     SELECT id::text, bucket, inserted FROM up`,
     [tenantId, provider, runId, loaded.format, JSON.stringify(loaded.header)],
   );
-  await refineCauses(client, tenantId, provider, upserted.rows.map((r) => BigInt(r.id)));
+  // Matched within tolerance: visible, never silent, and nothing for a person to decide.
+  await q(
+    `UPDATE recon_discrepancies SET state = 'RESOLVED', resolved_at = coalesce(resolved_at, now()),
+      note = 'matched within the tolerance of ' || $2::text || ' minor units: ' || (their_amount - our_amount)::text || ' apart'
+     WHERE id = ANY($1::bigint[]) AND bucket = 'WITHIN_TOLERANCE'`,
+    [upserted.rows.map((r) => r.id), String(rules.toleranceMinor)],
+  );
+  const fromSettlement = await postFromSettlement(client, tenantId, provider, runId);
+  await refineCauses(
+    client,
+    tenantId,
+    provider,
+    upserted.rows.map((r) => BigInt(r.id)),
+  );
 
   // Only a person decides ours-not-theirs and mismatches; a case resolved earlier stays resolved.
   const cases = await q<{ id: string }>(
@@ -371,7 +429,8 @@ async function compare(
     UPDATE recon_discrepancies d SET state = 'RESOLVED', resolved_at = now(), last_run_id = $3::bigint,
       note = CASE d.bucket WHEN 'THEIRS_NOT_OURS' THEN 'posted; matched by run ' || $3::text ELSE 'matched on re-check by run ' || $3::text END
     FROM recon_result r
-    WHERE d.tenant_id = $1 AND d.provider = $2::"Provider" AND d.reference = r.reference AND r.bucket = 'MATCHED' AND d.state <> 'RESOLVED'
+    WHERE d.tenant_id = $1 AND d.provider = $2::"Provider" AND d.reference = r.reference AND r.bucket IN ('MATCHED', 'WITHIN_TOLERANCE')
+      AND d.bucket IN ('THEIRS_NOT_OURS', 'OURS_NOT_THEIRS', 'MISMATCH') AND d.state <> 'RESOLVED'
     RETURNING d.id::text, d.bucket::text, d.reference`,
     [tenantId, provider, runId],
   );
@@ -399,9 +458,11 @@ async function compare(
     );
   }
 
+  const payouts = await reconcilePayouts(client, tenantId, provider, runId);
+
   await q(
     `INSERT INTO recon_day_stats (tenant_id, provider, day, compared)
-    SELECT $1, $2::"Provider", day, count(*) FROM recon_result GROUP BY day
+    SELECT $1, $2::"Provider", day, count(*) FROM recon_result WHERE NOT expected_fee GROUP BY day
     ON CONFLICT (tenant_id, provider, day) DO UPDATE SET compared = greatest(recon_day_stats.compared, EXCLUDED.compared), updated_at = now()`,
     [tenantId, provider],
   );
@@ -409,11 +470,12 @@ async function compare(
   const counts = (
     await q<Record<string, string>>(`SELECT
       count(*) AS compared,
-      count(*) FILTER (WHERE bucket = 'MATCHED') AS matched,
+      count(*) FILTER (WHERE bucket IN ('MATCHED', 'WITHIN_TOLERANCE')) AS matched,
+      count(*) FILTER (WHERE bucket = 'WITHIN_TOLERANCE') AS within_tolerance,
       count(*) FILTER (WHERE bucket = 'THEIRS_NOT_OURS') AS theirs,
       count(*) FILTER (WHERE bucket = 'OURS_NOT_THEIRS') AS ours,
       count(*) FILTER (WHERE bucket = 'MISMATCH') AS mismatched
-    FROM recon_result`)
+    FROM recon_result WHERE NOT expected_fee`)
   ).rows[0]!;
 
   // Lines about money the comparison does not reconcile yet: counted and listed, never dropped.
@@ -428,7 +490,7 @@ async function compare(
   await q(
     `UPDATE recon_runs SET status = 'DONE', finished_at = now(), duration_ms = $2, window_from = $3, window_to = $4,
       compared = $5, matched = $6, theirs_not_ours = $7, ours_not_theirs = $8, mismatched = $9, webhooks_received = $10, silence_alert = $11,
-      not_reconciled = $12, not_reconciled_lines = $13 WHERE id = $1`,
+      not_reconciled = $12, not_reconciled_lines = $13, within_tolerance = $14, fees_posted = $15, payouts = $16, rules = $17 WHERE id = $1`,
     [
       runId,
       Date.now() - started,
@@ -443,6 +505,10 @@ async function compare(
       silence.alert,
       Number(unreconciled.n),
       JSON.stringify(unreconciled.lines ?? []),
+      n("within_tolerance"),
+      fromSettlement.fees,
+      payouts.payouts,
+      JSON.stringify({ ...rules, toleranceMinor: String(rules.toleranceMinor) }),
     ],
   );
   return {
@@ -453,6 +519,11 @@ async function compare(
     theirsNotOurs: n("theirs"),
     oursNotTheirs: n("ours"),
     mismatched: n("mismatched"),
+    withinTolerance: n("within_tolerance"),
+    feesPosted: fromSettlement.fees,
+    postedFromSettlement: fromSettlement.others,
+    payouts: payouts.payouts,
+    payoutResiduals: payouts.residuals,
     newDiscrepancies: upserted.rows.filter((r) => r.inserted).length,
     casesOpened: cases.rowCount ?? 0,
     resolvedOnRecheck: rechecked.rowCount ?? 0,
@@ -465,6 +536,58 @@ async function compare(
     durationMs: Date.now() - started,
     phasesMs: { load: 0, compare: 0, fetch: 0 },
   };
+}
+
+/**
+ * Theirs-not-ours that no webhook will bring: a fee (Stripe's webhooks never carry
+ * one), a dispute or adjustment whose webhook never came. Each is stored as a raw
+ * event of source SETTLEMENT in Tally's own body (lib/recon/settlement-movement.ts),
+ * in this transaction and set-based (a million-line report has a million fees), and
+ * the worker claims and posts it like any delivery: a webhook for it arriving later
+ * is a duplicate. References already claimed are skipped. The discrepancies (all
+ * but expected fees) become FETCHED, like fetched events.
+ */
+async function postFromSettlement(
+  client: PoolClient,
+  tenantId: string,
+  provider: Provider,
+  runId: bigint,
+): Promise<{ fees: number; others: number }> {
+  const { rows } = await client.query<{ fees: string; others: string }>(
+    `WITH todo AS (
+      SELECT r.reference, r.kind, r.their_amount, r.their_currency, r.their_occurred_at, r.row_no, l.raw
+      FROM recon_result r LEFT JOIN recon_lines l ON l.row_no = r.row_no
+      WHERE r.bucket = 'THEIRS_NOT_OURS' AND r.kind = ANY($4::text[]) AND r.their_currency IS NOT NULL
+        AND NOT EXISTS (SELECT 1 FROM processed_events pe WHERE pe.idempotency_key = $1::text || ':' || $2::text || ':' || r.reference)),
+    bodies AS (
+      SELECT reference, kind, convert_to(jsonb_build_object(
+        'type', $5::text,
+        'movement', jsonb_strip_nulls(jsonb_build_object(
+          'kind', kind, 'reference', reference,
+          'paymentReference', CASE WHEN kind = 'FEE' AND reference LIKE '%:fee' THEN left(reference, -4) END,
+          -- The movement's amount: its clearing leg is the line's (fees and disputes take from the balance).
+          'amount', (CASE WHEN kind IN ('FEE', 'DISPUTE') THEN -their_amount ELSE their_amount END)::text,
+          'currency', their_currency,
+          'occurredAt', to_char(their_occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+          'description', $2::text || ' ' || lower(replace(kind, '_', ' ')) || ' ' || reference || ', from the settlement')),
+        'source', jsonb_build_object('runId', $3::text, 'row', row_no, 'line', coalesce(raw, '')))::text, 'UTF8') AS body
+      FROM todo),
+    stored AS (
+      INSERT INTO raw_events (tenant_id, provider, source, raw_body, body_sha256, headers)
+      SELECT $1::uuid, $2::"Provider", 'SETTLEMENT', body, sha256(body),
+             jsonb_build_object('content-type', 'application/json', 'x-tally-settlement-run', $3::text)
+      FROM bodies RETURNING id, convert_from(raw_body, 'UTF8')::jsonb -> 'movement' AS m),
+    marked AS (
+      UPDATE recon_discrepancies d SET state = 'FETCHED', raw_event_id = s.id, note = 'posted from the settlement by run ' || $3::text
+      FROM stored s
+      WHERE d.tenant_id = $1::uuid AND d.provider = $2::"Provider" AND d.reference = s.m ->> 'reference' AND d.bucket = 'THEIRS_NOT_OURS'
+        AND d.state IN ('OPEN', 'FETCH_FAILED'))
+    SELECT count(*) FILTER (WHERE m ->> 'kind' = 'FEE') AS fees, count(*) FILTER (WHERE m ->> 'kind' <> 'FEE') AS others FROM stored`,
+    [tenantId, provider, String(runId), [...SETTLEMENT_KINDS], SETTLEMENT_MOVEMENT_TYPE],
+  );
+  const fees = Number(rows[0]!.fees);
+  const others = Number(rows[0]!.others);
+  return { fees, others };
 }
 
 /**

@@ -11,6 +11,9 @@
 //   and customer_facing_currency when the report has them (they differ from gross and
 //   currency, the settlement's, for a charge settled in another currency), signed like
 //   gross; else gross in currency. Major units, read at Stripe's precision (./amount.ts).
+// - Fee: `fee` (a charge's processing fee, a dispute's fee), in the settlement currency;
+//   posted as its own FEE movement (lib/recon/run.ts). Payout: `automatic_payout_id`
+//   (the payout reconciliation report's column), the payout that paid the line out.
 // - Time: created_utc. `created` is in the timezone the report was run with, which the
 //   file does not say, so a file without created_utc is refused, naming it.
 import { cell, currencyOf, dateTime, ReportError, type ReportParser } from "@/lib/providers/report";
@@ -50,10 +53,15 @@ export const stripeReport: ReportParser = {
         amount = gross < 0n ? -size : size;
       }
       const occurredAt = dateTime(row, "created_utc", get("created_utc"));
-      const reference =
+      const base =
         category.key === "payment"
           ? get("payment_intent_id") || get("charge_id") || get("source_id")
           : get("source_id") || get("balance_transaction_id");
+      const reference = base && category.suffix ? `${base}${category.suffix}` : base;
+      // The fee is in the settlement currency, like gross; a charge settled in another
+      // currency than the customer's keeps its fee in the settlement's.
+      const fee = columns.has("fee") ? amountOf(row, "fee", get("fee"), settlementCurrency) : 0n;
+      const payout = get("automatic_payout_id") || (category.kind === "PAYOUT" ? base : "");
       if (!reference)
         throw new ReportError(
           row,
@@ -68,6 +76,10 @@ export const stripeReport: ReportParser = {
         currency,
         occurredAt,
         raw,
+        lineId: get("balance_transaction_id"),
+        ...(currency !== settlementCurrency && { settledGross: gross, settledCurrency: settlementCurrency }),
+        ...(fee !== 0n && category.kind !== "OTHER" && { fee }),
+        ...(payout && category.kind !== "OTHER" && { payout }),
         ...(category.notReconciled && { notReconciled: category.notReconciled }),
       };
     };

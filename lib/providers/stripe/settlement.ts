@@ -18,6 +18,8 @@ type BalanceTransaction = {
   id: string;
   /** In the settlement (balance) currency, which may differ from the charge's. */
   amount: number;
+  /** What Stripe kept, in the balance currency, Stripe's minor units. */
+  fee?: number;
   currency: string;
   created: number;
   reporting_category: string;
@@ -64,7 +66,8 @@ export function lineOf(t: BalanceTransaction, row: number): SettlementLine {
   const source = typeof t.source === "object" && t.source ? t.source : null;
   const sourceId = typeof t.source === "string" ? t.source : (source?.id ?? t.id);
   const category = stripeCategory(t.reporting_category);
-  const reference = category.key === "payment" ? (source?.payment_intent ?? sourceId) : sourceId;
+  const base = category.key === "payment" ? (source?.payment_intent ?? sourceId) : sourceId;
+  const reference = category.suffix ? `${base}${category.suffix}` : base;
   // The posting's currency and amount: the source object's, in Stripe's units.
   let amount = BigInt(t.amount);
   let currency = t.currency;
@@ -78,6 +81,11 @@ export function lineOf(t: BalanceTransaction, row: number): SettlementLine {
   }
   const iso = fromStripeMinor(amount, currency);
   if (!iso.ok) throw new Error(`balance transaction ${t.id}: ${iso.error}`);
+  const fee = t.fee ? fromStripeMinor(BigInt(t.fee), t.currency) : null;
+  if (fee && !fee.ok) throw new Error(`balance transaction ${t.id}: fee: ${fee.error}`);
+  const crossCurrency = currency.toLowerCase() !== t.currency.toLowerCase();
+  const settled = crossCurrency ? fromStripeMinor(BigInt(t.amount), t.currency) : null;
+  if (settled && !settled.ok) throw new Error(`balance transaction ${t.id}: ${settled.error}`);
   return {
     row,
     reference,
@@ -86,6 +94,10 @@ export function lineOf(t: BalanceTransaction, row: number): SettlementLine {
     currency: currency.toUpperCase(),
     occurredAt: new Date(t.created * 1000),
     raw: JSON.stringify(t),
+    lineId: t.id,
+    ...(settled?.ok && { settledGross: settled.value, settledCurrency: t.currency.toUpperCase() }),
+    ...(fee?.ok && fee.value !== 0n && category.kind !== "OTHER" && { fee: fee.value }),
+    ...(category.kind === "PAYOUT" && { payout: base }),
     ...(category.notReconciled && { notReconciled: category.notReconciled }),
   };
 }
@@ -152,7 +164,9 @@ export const stripeSettlement: SettlementSource = {
       ? ["refunds", "refund.updated"]
       : reference.startsWith("ch_")
         ? ["charges", "charge.succeeded"]
-        : ["payment_intents", "payment_intent.succeeded"];
+        : reference.startsWith("po_")
+          ? ["payouts", "payout.paid"]
+          : ["payment_intents", "payment_intent.succeeded"];
     const response = await get(`/v1/${path}/${encodeURIComponent(reference)}`);
     if (response.status === 404) return null;
     if (!response.ok) throw new Error(`Stripe API ${path} answered ${response.status}`);
