@@ -1,5 +1,6 @@
 // Reconciliation: start a run against a provider's settlement API, upload a
 // settlement report, and the list of runs (scheduled, started by people, failed).
+import Link from "next/link";
 import { ExportForm } from "@/components/export-form";
 import { RunsTable, type RunPage } from "@/components/recon/runs-table";
 import { StartRunForm } from "@/components/recon/start-run-form";
@@ -43,6 +44,11 @@ export default async function Page({
   return (
     <>
       <h1>Reconciliation</h1>
+      <p>
+        <Link href={`/t/${slug}/reconciliation/payouts`} data-testid="payouts-link">
+          Payouts and their close statements →
+        </Link>
+      </p>
       <p className="muted">
         Each run compares a window of the provider&apos;s settlement with the ledger: matched, theirs-not-ours (fetched
         and posted through the normal path), ours-not-theirs and mismatches (cases for an accountant).

@@ -46,6 +46,19 @@ const BUCKET: Record<DiscrepancyBucket, { title: string; explain: string }> = {
 const money = (amount: bigint | null, currency: string | null) =>
   amount === null || !currency ? "—" : formatMoney(amount, currency.trim());
 
+/** The matching rules the run used (the endpoint's, when it ran): shown on every run. */
+function MatchRules({ rules }: { rules: unknown }) {
+  const r = (rules ?? {}) as { toleranceMinor?: string; dateLagDays?: number; priority?: string[] };
+  if (r.toleranceMinor === undefined) return null;
+  return (
+    <p className="muted small" data-testid="run-rules">
+      Matching rules: amounts within {r.toleranceMinor} minor units match (as “within tolerance”, listed below); a
+      payout may reach the bank up to {r.dateLagDays} days after its arrival date; bank matching tries{" "}
+      {(r.priority ?? []).join(", then ")}.
+    </p>
+  );
+}
+
 export default async function RunPage({ params }: { params: DetailParams }) {
   const open = await openDetail(params, "reconciliation", "Reconciliation", getRun);
   if (!open.ok) return open.page;
@@ -147,8 +160,27 @@ export default async function RunPage({ params }: { params: DetailParams }) {
             <span className="stat-value">{run.notReconciled}</span>
             <span className="stat-label">not reconciled</span>
           </li>
+          <li className="stat">
+            <span className="stat-value" data-testid="run-within-tolerance">
+              {run.withinTolerance}
+            </span>
+            <span className="stat-label">of the matched, within tolerance</span>
+          </li>
+          <li className="stat">
+            <span className="stat-value" data-testid="run-fees-posted">
+              {run.feesPosted}
+            </span>
+            <span className="stat-label">fees posted from the settlement</span>
+          </li>
+          <li className="stat">
+            <span className="stat-value">{run.payouts}</span>
+            <span className="stat-label">
+              <Link href={`/t/${slug}/reconciliation/payouts`}>payouts</Link> its lines belong to
+            </span>
+          </li>
         </ul>
       )}
+      {run.status !== "FAILED" && <MatchRules rules={run.rules} />}
       <nav aria-label="Buckets" className="subnav">
         {buckets.map((b) => (
           <a key={b.bucket} href={`#${b.bucket}`}>
