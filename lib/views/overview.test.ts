@@ -6,7 +6,10 @@ import { SYSTEM_ACTOR } from "@/lib/admin/audit";
 import { pickUpReceived } from "@/lib/pipeline/claim";
 import { Prisma, prisma } from "@/lib/platform/db";
 import { metrics } from "@/lib/platform/metrics";
-import { chartSeries, overview } from "@/lib/views/overview";
+import { chartSeries, overview, type Overview } from "@/lib/views/overview";
+import { GET as overviewRoute } from "@/app/api/v1/tenants/[tenant]/overview/route";
+import { createApiToken } from "@/lib/auth/api-tokens";
+import type { DiscrepancyBucket, DiscrepancyCause } from "@/lib/generated/prisma/enums";
 import { reprocessEvent } from "@/lib/pipeline/reprocess";
 import { listStuck } from "@/lib/views/stuck-claims";
 import { aStripePayment, aStripeRefund, aTenant, stripeRequest, type TestTenant } from "@/dev/testing/builders";
@@ -126,6 +129,7 @@ describe("the chart series", () => {
         theirsNotOurs: 10,
         oursNotTheirs: 0,
         mismatched: 0,
+        byCause: { CONFLICT: 10 },
       },
       {
         provider: "stripe" as const,
@@ -135,6 +139,7 @@ describe("the chart series", () => {
         theirsNotOurs: 4,
         oursNotTheirs: 0,
         mismatched: 0,
+        byCause: { NEVER_DELIVERED: 3, PARSE_FAILED: 1 },
       },
       {
         provider: "standard" as const,
@@ -144,6 +149,7 @@ describe("the chart series", () => {
         theirsNotOurs: 1,
         oursNotTheirs: 1,
         mismatched: 0,
+        byCause: { NEVER_DELIVERED: 1, LATE: 1 },
       },
       {
         provider: "stripe" as const,
@@ -153,6 +159,7 @@ describe("the chart series", () => {
         theirsNotOurs: 0,
         oursNotTheirs: 0,
         mismatched: 0,
+        byCause: {},
       },
     ];
     const s = chartSeries(points, from, to);
@@ -165,6 +172,10 @@ describe("the chart series", () => {
     ]);
     expect(s.days[2]!.byProvider).toEqual({ standard: null, stripe: 0 });
     expect(s).toMatchObject({ total: 6, reconciledDays: 2 });
+    // By cause, over the providers reconciled that day; 10-28's conflicts are before the range: not a series.
+    expect(s.causes).toEqual(["NEVER_DELIVERED", "PARSE_FAILED", "LATE"]);
+    expect(s.days.map((d) => d.byCause)).toEqual([{ NEVER_DELIVERED: 4, PARSE_FAILED: 1, LATE: 1 }, null, {}, null]);
+    expect(s.days[0]!.byKind).toEqual({ theirsNotOurs: 5, oursNotTheirs: 1, mismatched: 0, other: 0 });
   });
 });
 
@@ -348,5 +359,156 @@ describe("stuck claims", () => {
     await deliver(stripeRequest(tenant, payment));
     await drain();
     expect(await listStuck(tenant.id, STALE)).toEqual([]);
+  });
+});
+
+describe("the trend by cause and its control limit, through the overview API", () => {
+  type Seeded = { ago: number; compared: number; causes: Partial<Record<DiscrepancyCause, number>> };
+  const BUCKET: Partial<Record<DiscrepancyCause, DiscrepancyBucket>> = {
+    MISSING_AT_PROVIDER: "OURS_NOT_THEIRS",
+    AMOUNT_DIFFERS: "MISMATCH",
+    FEE: "MISMATCH",
+    PAYOUT_RESIDUAL: "PAYOUT_RESIDUAL",
+  };
+  const today = () =>
+    new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate()));
+  const dayAgo = (ago: number) => new Date(today().getTime() - ago * DAY);
+
+  /** Day stats and discrepancy rows as a run writes them, for any mix of causes. */
+  async function seed(tenant: TestTenant, provider: "stripe" | "standard", days: Seeded[]) {
+    const run = await prisma.reconRun.create({
+      data: {
+        tenantId: tenant.id,
+        provider,
+        windowFrom: dayAgo(60),
+        windowTo: today(),
+        source: "API",
+        actorType: "SYSTEM",
+        actorLabel: "test",
+        status: "DONE",
+      },
+    });
+    await prisma.reconDayStat.createMany({
+      data: days.map((d) => ({ tenantId: tenant.id, provider, day: dayAgo(d.ago), compared: d.compared })),
+    });
+    await prisma.reconDiscrepancy.createMany({
+      data: days.flatMap((d) =>
+        (Object.entries(d.causes) as [DiscrepancyCause, number][]).flatMap(([cause, n]) =>
+          Array.from({ length: n }, (_, i) => ({
+            tenantId: tenant.id,
+            provider,
+            reference: `${provider}_${d.ago}_${cause}_${i}`,
+            bucket: BUCKET[cause] ?? ("THEIRS_NOT_OURS" as const),
+            cause,
+            day: dayAgo(d.ago),
+            theirAmount: 100n,
+            theirCurrency: "USD",
+            firstRunId: run.id,
+            lastRunId: run.id,
+          })),
+        ),
+      ),
+    });
+    return run;
+  }
+
+  it("stacks each day by cause, and flags the one day above its p-chart limit with its rate and limit", async () => {
+    const tenant = await aTenant();
+    // 45 days of stripe at about 2%, on volumes from 100 to 290 a day, with causes mixed in.
+    const days: Seeded[] = Array.from({ length: 45 }, (_, i) => {
+      const ago = 45 - i;
+      const compared = 100 + ((ago * 37) % 200);
+      const n = Math.round(compared * 0.02);
+      return {
+        ago,
+        compared,
+        causes: { NEVER_DELIVERED: n - 1, PARSE_FAILED: ago % 3 === 0 ? 1 : 0, LATE: ago % 3 ? 1 : 0 },
+      };
+    });
+    const spike = days.find((d) => d.ago === 5)!;
+    spike.compared = 150;
+    spike.causes = { NEVER_DELIVERED: 4, SIGNATURE_REFUSED: 14, FEE: 2 };
+    // A quiet day's 1 in 10 is a high rate, but on 10 compared it is within the noise.
+    const quiet = days.find((d) => d.ago === 3)!;
+    quiet.compared = 10;
+    quiet.causes = { MISSING_AT_PROVIDER: 1 };
+    const run = await seed(tenant, "stripe", days);
+    // Matched within tolerance is not a discrepancy; a payout residual is one (kind "payout or bank").
+    await prisma.reconDiscrepancy.createMany({
+      data: [
+        { bucket: "WITHIN_TOLERANCE" as const, cause: "AMOUNT_DIFFERS" as const, reference: "pi_within_tolerance" },
+        { bucket: "PAYOUT_RESIDUAL" as const, cause: "PAYOUT_RESIDUAL" as const, reference: "po_short" },
+      ].map((r) => ({
+        ...r,
+        tenantId: tenant.id,
+        provider: "stripe" as const,
+        day: dayAgo(2),
+        theirAmount: 1000n,
+        theirCurrency: "USD",
+        ourAmount: 999n,
+        ourCurrency: "USD",
+        firstRunId: run.id,
+        lastRunId: run.id,
+      })),
+    });
+    // standard has only three reconciled days: none of them can be judged.
+    await seed(
+      tenant,
+      "standard",
+      [1, 2, 4].map((ago) => ({ ago, compared: 50, causes: { NEVER_DELIVERED: 25 } })),
+    );
+
+    const token = await createApiToken({ tenant: tenant.slug, role: "ops" }, SYSTEM_ACTOR);
+    if (!token.ok) throw new Error(token.message);
+    const response = await overviewRoute(
+      new Request(`http://tally.test/api/v1/tenants/${tenant.slug}/overview?days=30`, {
+        headers: { authorization: `Bearer ${token.value.token}` },
+      }),
+      { params: Promise.resolve({ tenant: tenant.slug }) },
+    );
+    expect(response.status).toBe(200);
+    const o = (await response.json()) as Overview;
+
+    // The expected limit from the seeded figures themselves: the 30 days before the spike.
+    const before = days.filter((d) => d.ago > 5 && d.ago <= 35);
+    const sum = (ds: Seeded[]) => ds.reduce((a, d) => a + Object.values(d.causes).reduce((x, y) => x + y, 0), 0);
+    const pBar = sum(before) / before.reduce((a, d) => a + d.compared, 0);
+    const limit = pBar + 3 * Math.sqrt((pBar * (1 - pBar)) / 150);
+    const spikeDay = dayAgo(5).toISOString().slice(0, 10);
+    expect(o.control.breaches).toHaveLength(1);
+    expect(o.control.breaches[0]).toMatchObject({
+      provider: "stripe",
+      day: spikeDay,
+      compared: 150,
+      discrepancies: 20,
+    });
+    expect(o.control.breaches[0]!.limit).toBeCloseTo(limit, 12);
+    expect(o.control.breaches[0]!.text).toBe(`${spikeDay} stripe (rate 13.3% > limit ${(limit * 100).toFixed(1)}%)`);
+    expect(o.control.notEnoughHistory).toEqual([{ provider: "standard", days: 3 }]);
+    expect(o.control.judgedDays).toBe(30 - 1); // stripe's days in range, today not reconciled
+
+    const spikeOnChart = o.series.days.find((d) => d.day === spikeDay)!;
+    expect(spikeOnChart.byCause).toEqual({ NEVER_DELIVERED: 4, SIGNATURE_REFUSED: 14, FEE: 2 });
+    expect(spikeOnChart.breaches).toEqual([{ provider: "stripe", text: o.control.breaches[0]!.text }]);
+    expect(o.series.days.filter((d) => d.breaches.length).map((d) => d.day)).toEqual([spikeDay]);
+    expect(o.series.causes).toEqual([
+      "NEVER_DELIVERED",
+      "SIGNATURE_REFUSED",
+      "PARSE_FAILED",
+      "LATE",
+      "MISSING_AT_PROVIDER",
+      "FEE",
+      "PAYOUT_RESIDUAL",
+    ]);
+    // Each day's causes add up to its total.
+    for (const d of o.series.days.filter((x) => x.total !== null))
+      expect(Object.values(d.byCause ?? {}).reduce((a, b) => a + b, 0)).toBe(d.total);
+    const twoDaysAgo = o.series.days.find((d) => d.day === dayAgo(2).toISOString().slice(0, 10))!;
+    expect(twoDaysAgo.byCause).toMatchObject({
+      PAYOUT_RESIDUAL: 1,
+      NEVER_DELIVERED: 25 + days.at(-2)!.causes.NEVER_DELIVERED!,
+    });
+    expect(twoDaysAgo.byKind).toMatchObject({ other: 1, oursNotTheirs: 0 });
+    expect(twoDaysAgo.total).toBe(25 + sum([days.at(-2)!]) + 1);
   });
 });

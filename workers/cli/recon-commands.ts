@@ -5,7 +5,16 @@ import type { Provider } from "@/lib/generated/prisma/enums";
 import { adapterFor } from "@/lib/providers";
 import { runReconciliation } from "@/lib/recon/run";
 import { lookbackDaysFor, lookbackWindow, windowEndingBy } from "@/lib/recon/schedule";
-import { discrepancyHistory, trendSummary } from "@/lib/recon/trend";
+import {
+  CONTROL_MIN_HISTORY_DAYS,
+  CONTROL_WINDOW_DAYS,
+  controlByProvider,
+  describeBreach,
+  discrepancyHistory,
+  percent,
+  type ProviderJudgement,
+  trendSummary,
+} from "@/lib/recon/trend";
 import { reportFormats } from "@/lib/recon/report-formats";
 import { flags, orFail, printJson, table, UsageError, type Command } from "@/workers/cli/framework";
 import { requireTenant } from "@/workers/cli/setup-commands";
@@ -142,7 +151,7 @@ export const reconCommands: Command[] = [
   },
   {
     name: "recon trend",
-    summary: "The daily discrepancy count and the 30-day verdict",
+    summary: "The daily discrepancy count by cause, each day against its control limit, and the 30-day verdict",
     options: flags({ tenant: "string", days: "string", json: "boolean" }),
     required: ["tenant"],
     database: true,
@@ -151,21 +160,48 @@ export const reconCommands: Command[] = [
       if (!Number.isInteger(days) || days < 1) throw new UsageError("--days must be a positive whole number");
       const tenant = await requireTenant(a.tenant);
       const to = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate() + 1));
-      const points = await discrepancyHistory(tenant.id, new Date(to.getTime() - days * DAY), to);
+      const from = new Date(to.getTime() - days * DAY);
+      // The first day's control limit needs the 30 days before it.
+      const points = await discrepancyHistory(tenant.id, new Date(from.getTime() - CONTROL_WINDOW_DAYS * DAY), to);
+      const shown = points.filter((p) => p.day >= from.toISOString().slice(0, 10));
+      const judged = new Map(
+        controlByProvider(points, from.toISOString().slice(0, 10)).map((j) => [`${j.provider} ${j.day}`, j]),
+      );
+      const breaches = [...judged.values()].filter((j) => j.status === "breach");
       const trend = await trendSummary(tenant.id);
-      if (a.json) return printJson({ days: points, trend });
+      if (a.json)
+        return printJson({ days: shown, control: [...judged.values()], breaches: breaches.map(describeBreach), trend });
+      const limitText = (j: ProviderJudgement | undefined) =>
+        !j || j.status === "nothing_compared"
+          ? "nothing compared"
+          : j.status === "not_enough_history"
+            ? `not enough history (${j.historyDays} of ${CONTROL_MIN_HISTORY_DAYS} days)`
+            : `${percent(j.limit!)}${j.status === "breach" ? " BREACH" : ""}`;
       console.log(
         table(
-          points.map((p) => ({
-            day: p.day,
-            provider: p.provider,
-            compared: p.compared,
-            discrepancies: p.discrepancies,
-            "theirs-not-ours": p.theirsNotOurs,
-            "ours-not-theirs": p.oursNotTheirs,
-            mismatch: p.mismatched,
-          })),
+          shown.map((p) => {
+            const j = judged.get(`${p.provider} ${p.day}`);
+            return {
+              day: p.day,
+              provider: p.provider,
+              compared: p.compared,
+              discrepancies: p.discrepancies,
+              rate: j?.rate === null || j?.rate === undefined ? "" : percent(j.rate),
+              limit: limitText(j),
+              causes: Object.entries(p.byCause)
+                .map(([cause, n]) => `${cause.toLowerCase().replace(/_/g, " ")} ${n}`)
+                .join(", "),
+              "theirs-not-ours": p.theirsNotOurs,
+              "ours-not-theirs": p.oursNotTheirs,
+              mismatch: p.mismatched,
+            };
+          }),
         ),
+      );
+      console.log(
+        breaches.length
+          ? `\nBreaches: ${breaches.map(describeBreach).join("; ")}`
+          : "\nNo day above its control limit (p-chart over the 30 days before each).",
       );
       console.log(`\nLast 30 days: ${trend.overall.verdict.toUpperCase()}. ${trend.overall.reading}`);
       for (const [provider, v] of Object.entries(trend.byProvider))

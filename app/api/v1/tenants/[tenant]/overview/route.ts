@@ -1,6 +1,7 @@
 // GET /api/v1/tenants/{tenant}/overview?days=30|90: the overview's figures in one
-// read, polled by the dashboard: discrepancy series and verdict, ack p99, today's
-// events, outbox, stuck work, open cases and uncleared alerts.
+// read, polled by the dashboard: discrepancy series (by provider, kind and cause),
+// the days above their control limit, the verdict, ack p99, today's events, outbox,
+// stuck work, open cases and uncleared alerts.
 import { z } from "zod";
 import { withTenant } from "@/lib/auth/with-access";
 import { SECTION_ROLES } from "@/lib/auth/roles";
