@@ -4,6 +4,7 @@ import { EncryptionKeyError, rotateEncryptionKey } from "@/lib/admin/secret-keys
 import { closeDb } from "@/lib/platform/db";
 import { prepareDatabase, type PreparedDatabase } from "@/lib/platform/database-runtime";
 import { alertCommands } from "@/workers/cli/alert-commands";
+import { bankCommands } from "@/workers/cli/bank-commands";
 import { caseCommands } from "@/workers/cli/case-commands";
 import { CommandFailed, parseCommand, UsageError, usage, type Command } from "@/workers/cli/framework";
 import { eventCommands } from "@/workers/cli/event-commands";
@@ -42,6 +43,7 @@ export const commands: Command[] = [
   ...setupCommands,
   ...eventCommands,
   ...reconCommands,
+  ...bankCommands,
   ...ledgerCommands,
   ...caseCommands,
   ...alertCommands,
