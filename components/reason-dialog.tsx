@@ -25,7 +25,7 @@ export function ReasonDialog<Result>({
   placeholder: string;
   submit: string;
   pending: string;
-  request: (reason: string) => { path: string; body: Record<string, unknown> };
+  request: (reason: string) => { path: string; method?: string; body: Record<string, unknown> };
   refresh: unknown[][];
   onClose: () => void;
   onDone: (result: Result) => void;

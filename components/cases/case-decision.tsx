@@ -1,7 +1,8 @@
 "use client";
 // Deciding a case, four-eyes: an accountant proposes (and sees the exact
-// correction posting before submitting); a different accountant approves or
-// rejects. The proposer gets no approve button; the server refuses them anyway.
+// correction posting, or the lines a link ties to our posting, before
+// submitting); a different accountant approves or rejects. The proposer gets no
+// approve button; the server refuses them anyway.
 import { useRouter } from "next/navigation";
 import { useRef, useState, type FormEvent } from "react";
 import { PlanTable, type PlanLeg } from "@/components/cases/plan-table";
@@ -10,6 +11,16 @@ import type { CaseKindCode } from "@/lib/cases/labels";
 import { formatMoney } from "@/components/money";
 import { correctionStake } from "@/lib/cases/stake";
 import { useApiMutation } from "@/components/use-api-mutation";
+import { LinkPicker, linkTotal, type LinkCandidates } from "@/components/cases/link-picker";
+
+/** A line of a link as stored with its proposal. */
+export type ProposedLink = {
+  discrepancyId: string;
+  postingId: string;
+  amount: string;
+  currency: string;
+  discrepancy: { reference: string; day: string };
+};
 
 export type PendingProposal = {
   id: string;
@@ -23,6 +34,7 @@ export type PendingProposal = {
   currency: string;
   requiredApprovals: number;
   correction: { legs: PlanLeg[]; description: string } | null;
+  links: ProposedLink[];
   approvals: { approverId: string; approverLabel: string; decision: string }[];
 };
 
@@ -39,13 +51,21 @@ export type DecisionProps = {
   canDecide: boolean;
   secondApprovalAbove: string;
   stake: { amount: string; currency: string } | null;
+  /** The lines a link could take, when the case can be linked. */
+  linkable: LinkCandidates | null;
 };
 
 function ProposeForm(p: DecisionProps) {
   const router = useRouter();
   const [resolution, setResolution] = useState<Resolution | null>(null);
+  const [chosen, setChosen] = useState<string[]>([]);
   const propose = useApiMutation<
-    { resolution: Resolution; reasonCode?: string; reason: string },
+    {
+      resolution: Resolution;
+      reasonCode?: string;
+      reason: string;
+      link?: { postingId: string; discrepancyIds: string[] };
+    },
     { proposalId: string; requiredApprovals: number }
   >((body) => ({ path: `/api/v1/tenants/${p.tenant}/cases/${p.caseId}/proposals`, body }), [["overview", p.tenant]]);
   function submit(e: FormEvent<HTMLFormElement>) {
@@ -57,14 +77,27 @@ function ProposeForm(p: DecisionProps) {
         resolution,
         reason: String(f.get("reason") ?? ""),
         ...(resolution === "CORRECT" && { reasonCode: String(f.get("reasonCode") ?? "") }),
+        ...(resolution === "LINK" &&
+          p.linkable && { link: { postingId: p.linkable.postingId, discrepancyIds: chosen } }),
       },
       { onSuccess: () => router.refresh() },
     );
   }
   const twoNeeded = (amount: string | undefined) =>
     amount !== undefined && BigInt(amount) > BigInt(p.secondApprovalAbove);
+  const linkAmount = p.linkable ? BigInt(p.linkable.amount) : null;
   const stake =
-    resolution === "CORRECT" ? (p.plan ? correctionStake(p.plan.legs).amount.toString() : undefined) : p.stake?.amount;
+    resolution === "CORRECT"
+      ? p.plan
+        ? correctionStake(p.plan.legs).amount.toString()
+        : undefined
+      : resolution === "LINK" && linkAmount !== null
+        ? (linkAmount < 0n ? -linkAmount : linkAmount).toString()
+        : p.stake?.amount;
+  // The server refuses a link that does not add up; the button says so first.
+  const linkReady =
+    resolution !== "LINK" || (p.linkable !== null && chosen.length > 0 && linkTotal(p.linkable, chosen) === linkAmount);
+  const resolutions = p.resolutions.filter((r) => r !== "LINK" || p.linkable !== null);
   return (
     <form onSubmit={submit} className="panel stack" aria-labelledby="propose-h">
       <h2 id="propose-h">Propose a resolution</h2>
@@ -75,7 +108,7 @@ function ProposeForm(p: DecisionProps) {
       </p>
       <fieldset>
         <legend>Resolution</legend>
-        {p.resolutions.map((r) => (
+        {resolutions.map((r) => (
           <label key={r} className="inline block-option">
             <input
               type="radio"
@@ -122,6 +155,9 @@ function ProposeForm(p: DecisionProps) {
           )}
         </>
       )}
+      {resolution === "LINK" && p.linkable && (
+        <LinkPicker candidates={p.linkable} chosen={chosen} onChange={setChosen} />
+      )}
       <label>
         Reason (for the checker and the audit log)
         <textarea
@@ -132,7 +168,9 @@ function ProposeForm(p: DecisionProps) {
           placeholder={
             resolution === "CORRECT"
               ? "e.g. Stripe dashboard shows the intent as failed; customer was never charged"
-              : "e.g. paid at 23:58, Stripe settles it in the next report"
+              : resolution === "LINK"
+                ? "e.g. Stripe settled the split charge as two lines"
+                : "e.g. paid at 23:58, Stripe settles it in the next report"
           }
         />
       </label>
@@ -145,7 +183,7 @@ function ProposeForm(p: DecisionProps) {
         </p>
       )}
       <div className="button-row">
-        <button type="submit" disabled={!resolution || propose.isPending}>
+        <button type="submit" disabled={!resolution || !linkReady || propose.isPending}>
           {propose.isPending ? "Proposing…" : "Propose"}
         </button>
       </div>
@@ -199,6 +237,7 @@ function PendingPanel(p: DecisionProps & { pending: PendingProposal }) {
           />
         </div>
       )}
+      {p.pending.links.length > 0 && <LinkTable links={p.pending.links} caption="Linked on approval" />}
       {mine ? (
         <p className="notice" data-testid="own-proposal">
           You proposed this. Four eyes: a different accountant must approve or reject it.
@@ -218,7 +257,11 @@ function PendingPanel(p: DecisionProps & { pending: PendingProposal }) {
                 setConfirming(true);
               }}
             >
-              {p.pending.resolution === "CORRECT" ? "Approve and post the correction…" : "Approve…"}
+              {p.pending.resolution === "CORRECT"
+                ? "Approve and post the correction…"
+                : p.pending.resolution === "LINK"
+                  ? "Approve the link…"
+                  : "Approve…"}
             </button>
             {!rejecting && (
               <button type="button" className="danger" onClick={() => setRejecting(true)}>
@@ -306,8 +349,11 @@ function ApproveDialog(
             ? `Yours is approval ${p.pending.approvals.filter((a) => a.decision === "APPROVE").length + 1} of ${p.pending.requiredApprovals}: nothing is posted until a different accountant approves too.`
             : posts
               ? "On confirm, this correction is posted to the ledger, at once and for good (a later fix is another correction):"
-              : "On confirm, the case moves on; nothing is posted to the ledger."}
+              : p.pending.resolution === "LINK"
+                ? `On confirm, these lines are settled as our posting #${p.pending.links[0]?.postingId}: they and the case are resolved; nothing is posted to the ledger.`
+                : "On confirm, the case moves on; nothing is posted to the ledger."}
         </p>
+        {p.pending.resolution === "LINK" && <LinkTable links={p.pending.links} caption="To be linked" />}
         {posts && (
           <div className="plan">
             <PlanTable
@@ -341,4 +387,40 @@ export function CaseDecision(p: DecisionProps) {
     return <ProposeForm {...p} />;
   }
   return null;
+}
+
+/** A link's lines as proposed: each settlement line and its amount, then their sum (the posting's amount). */
+export function LinkTable({ links, caption }: { links: ProposedLink[]; caption: string }) {
+  if (links.length === 0) return null;
+  const currency = links[0]!.currency;
+  const total = links.reduce((s, l) => s + BigInt(l.amount), 0n);
+  return (
+    <table className="table compact" data-testid="link-lines">
+      <caption className="small" style={{ textAlign: "left", captionSide: "top", padding: ".25rem 0" }}>
+        {caption}: posting #{links[0]!.postingId}
+      </caption>
+      <thead>
+        <tr>
+          <th scope="col">Their line</th>
+          <th scope="col" className="num">
+            Amount
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {links.map((l) => (
+          <tr key={l.discrepancyId}>
+            <td className="mono">{l.discrepancy.reference}</td>
+            <td className="num">{formatMoney(l.amount, l.currency)}</td>
+          </tr>
+        ))}
+        <tr>
+          <th scope="row">Together</th>
+          <td className="num">
+            <strong>{formatMoney(total, currency)}</strong>
+          </td>
+        </tr>
+      </tbody>
+    </table>
+  );
 }

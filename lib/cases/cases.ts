@@ -34,7 +34,7 @@ import {
 } from "@/lib/cases/link";
 import { ageBucketOf, ageInDays } from "@/lib/cases/aging";
 import { assignablePeople } from "@/lib/cases/people";
-import { isOverdue } from "@/lib/cases/sla";
+import { isOverdue } from "@/lib/cases/due";
 
 /** A signed-in person: four-eyes is about people, so API tokens cannot decide cases. */
 export type Person = { userId: string; label: string };

@@ -5,6 +5,7 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { parse } from "csv-parse/sync";
 import pg from "pg";
 import { beforeAll, describe, expect, it } from "vitest";
 import { aStripePayment, aTenant, stripeRequest, unique, type TestTenant } from "@/dev/testing/builders";
@@ -14,6 +15,7 @@ import { deliver } from "@/dev/testing/route";
 import { decideProposal, getCase, proposeResolution, type Person } from "@/lib/cases/cases";
 import { resetConfigForTests } from "@/lib/platform/config";
 import { prisma } from "@/lib/platform/db";
+import { exportCsv } from "@/lib/views/exports";
 
 const HOUR = 3_600_000;
 const dir = mkdtempSync(path.join(os.tmpdir(), "tally-link-"));
@@ -149,6 +151,19 @@ describe("a split payment linked with four eyes", () => {
       },
     });
     expect(audit[1]!.details).toMatchObject({ resolution: "LINK", link: { note } });
+
+    // The period's export names the lines the case was linked with.
+    const today = new Date(new Date().toISOString().slice(0, 10));
+    const csv = await new Response(
+      exportCsv("cases", k.tenant.id, { from: today, to: new Date(today.getTime() + 86_400_000) }),
+    ).text();
+    const row = (parse(csv, { columns: true }) as Record<string, string>[]).find((r) => r.reference === k.reference)!;
+    expect(row).toMatchObject({
+      status: "RESOLVED",
+      last_proposal: "LINK",
+      linked_lines: `${a.reference} 6000 USD; ${b.reference} 4000 USD`,
+      stake_minor: "10000",
+    });
 
     // Resolved lines are never linked again, from any case.
     const again = await aSplit({ tenant: k.tenant, amount: 6000n, lines: () => [] });

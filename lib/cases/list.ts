@@ -7,7 +7,7 @@ import type { CaseKind } from "@/lib/generated/prisma/enums";
 import { type Prisma, prisma } from "@/lib/platform/db";
 import { OPEN_STATUSES } from "@/lib/cases/cases";
 import { AGE_BUCKETS, ageBucketOf, ageInDays, openedWithin, type AgeBucket } from "@/lib/cases/aging";
-import { isOverdue } from "@/lib/cases/sla";
+import { isOverdue } from "@/lib/cases/due";
 
 export type CaseState = "open" | "snoozed" | "closed" | "all";
 export const CASE_STATES: readonly CaseState[] = ["open", "snoozed", "closed", "all"];

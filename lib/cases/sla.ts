@@ -9,8 +9,6 @@ import { Prisma, prisma, type Tx } from "@/lib/platform/db";
 import { CASE_KINDS, type CaseSlaDays } from "@/lib/cases/sla-days";
 import type { CaseKindCode } from "@/lib/cases/labels";
 
-const DAY_MS = 86_400_000;
-
 /** Writes the configured days into case_sla; returns the kinds whose days changed. */
 export async function syncCaseSla(db: Tx = prisma, days: CaseSlaDays = config().TALLY_CASE_SLA_DAYS) {
   const rows = CASE_KINDS.map((kind) => Prisma.sql`(${kind}::"CaseKind", ${days[kind]}::int)`);
@@ -25,15 +23,4 @@ export async function syncCaseSla(db: Tx = prisma, days: CaseSlaDays = config().
 export async function caseSla(db: Tx = prisma): Promise<CaseSlaDays> {
   const rows = await db.caseSla.findMany();
   return Object.fromEntries(rows.map((r) => [r.kind, r.days])) as CaseSlaDays;
-}
-
-/** Open and past its due date. */
-export function isOverdue(c: { dueAt: Date | null; closedAt: Date | null }, now: Date): boolean {
-  return c.closedAt === null && c.dueAt !== null && c.dueAt.getTime() < now.getTime();
-}
-
-/** Whole days until due (negative: overdue by that many; 0: due within the day). */
-export function daysUntilDue(dueAt: Date, now: Date): number {
-  const ms = dueAt.getTime() - now.getTime();
-  return ms >= 0 ? Math.floor(ms / DAY_MS) : -Math.ceil(-ms / DAY_MS);
 }

@@ -15,6 +15,9 @@ import {
   type CaseKindCode,
   type CaseStatusCode,
 } from "@/lib/cases/labels";
+import { ageBucketOf, ageInDays } from "@/lib/cases/aging";
+import { isOverdue } from "@/lib/cases/due";
+import { conflictStake, discrepancyStake } from "@/lib/cases/stake";
 
 export type ExportKind = "discrepancies" | "cases" | "audit";
 export const EXPORT_KINDS: readonly ExportKind[] = ["discrepancies", "cases", "audit"];
@@ -135,7 +138,9 @@ const EXPORTS: Record<ExportKind, Export> = {
         ];
     },
   },
-  // Cases open at any moment of the period: opened before its end and not closed before its start.
+  // Cases open at any moment of the period: opened before its end and not closed before its start
+  // (so both those opened or closed in it and those open throughout, which a close carries over);
+  // in_period says which. Age, aging bucket and SLA are as of the export (a closed case: until it closed).
   cases: {
     header: [
       "id",
@@ -143,11 +148,22 @@ const EXPORTS: Record<ExportKind, Export> = {
       "kind_label",
       "status",
       "status_label",
+      "in_period",
       "provider",
       "reference",
+      "assignee",
       "opened_at",
+      "due_at",
       "closed_at",
+      "age_days",
+      "age_bucket",
+      "sla",
+      "snoozed_until",
+      "snooze_reason",
       "resolution",
+      "stake_minor",
+      "stake_currency",
+      "linked_lines",
       "last_proposal",
       "last_proposal_reason",
       "last_proposal_reason_code",
@@ -164,9 +180,20 @@ const EXPORTS: Record<ExportKind, Export> = {
         status: CaseStatusCode;
         provider: string | null;
         reference: string | null;
+        assignee: string | null;
         opened_at: Date;
+        due_at: Date | null;
         closed_at: Date | null;
+        snoozed_until: Date | null;
+        snooze_reason: string | null;
         resolution: string | null;
+        our_amount: bigint | null;
+        our_currency: string | null;
+        their_amount: bigint | null;
+        their_currency: string | null;
+        claimed: { amount?: string; currency?: string } | null;
+        delivered: { amount?: string; currency?: string } | null;
+        linked_lines: string | null;
         proposal_resolution: string | null;
         proposal_reason: string | null;
         reason_code: string | null;
@@ -176,35 +203,74 @@ const EXPORTS: Record<ExportKind, Export> = {
         proposed_at: Date | null;
         decided_by: string | null;
       };
+      const now = new Date();
+      const inPeriod = (d: Date | null) => d !== null && d >= p.from && d < p.to;
       for await (const r of pages((after) =>
         prisma.$queryRaw<Row[]>(Prisma.sql`
           SELECT c.id, c.kind::text, c.status::text,
                  coalesce(d.provider::text, k.provider::text) AS provider,
                  coalesce(d.reference, k.reference) AS reference,
-                 c.opened_at, c.closed_at, c.resolution,
+                 u.email AS assignee, c.opened_at, c.due_at, c.closed_at, c.snoozed_until, c.snooze_reason, c.resolution,
+                 d.our_amount, d.our_currency, d.their_amount, d.their_currency, k.claimed, k.delivered,
+                 (SELECT string_agg(ld.reference || ' ' || l.amount || ' ' || l.currency, '; ' ORDER BY l.id)
+                    FROM case_links l JOIN case_proposals lp2 ON lp2.id = l.proposal_id AND lp2.status = 'APPROVED'
+                    JOIN recon_discrepancies ld ON ld.id = l.discrepancy_id
+                    WHERE l.tenant_id = c.tenant_id AND lp2.case_id = c.id) AS linked_lines,
                  lp.resolution::text AS proposal_resolution, lp.reason AS proposal_reason, lp.reason_code,
                  lp.amount, lp.currency, lp.proposed_by_label AS proposed_by, lp.proposed_at,
                  (SELECT string_agg(a.approver_label || ' (' || lower(a.decision::text) || ')', '; ' ORDER BY a.at)
                     FROM case_approvals a WHERE a.proposal_id = lp.id) AS decided_by
           FROM cases c
+          LEFT JOIN users u ON u.id = c.assignee_id
           LEFT JOIN recon_discrepancies d ON d.id = c.discrepancy_id
           LEFT JOIN claim_conflicts k ON k.id = c.conflict_id
           LEFT JOIN LATERAL (SELECT * FROM case_proposals q WHERE q.case_id = c.id ORDER BY q.id DESC LIMIT 1) lp ON true
           WHERE c.tenant_id = ${tenantId}::uuid AND c.opened_at < ${p.to}
             AND (c.closed_at IS NULL OR c.closed_at >= ${p.from}) AND c.id > ${after}
           ORDER BY c.id LIMIT ${PAGE}`),
-      ))
+      )) {
+        const open = r.closed_at === null;
+        const end = r.closed_at ?? now;
+        // What the case puts at stake: the figure its last proposal was judged by, else the case's own.
+        const stake =
+          r.amount !== null && r.currency
+            ? { amount: r.amount, currency: r.currency.trim() }
+            : r.claimed || r.delivered
+              ? conflictStake([r.claimed ?? {}, r.delivered ?? {}])
+              : discrepancyStake({
+                  ourAmount: r.our_amount,
+                  ourCurrency: r.our_currency,
+                  theirAmount: r.their_amount,
+                  theirCurrency: r.their_currency,
+                });
+        // Open: overdue or still within its SLA; closed: whether it closed by its due date.
+        let sla: string | null = null;
+        if (r.due_at !== null && open) sla = isOverdue({ dueAt: r.due_at, closedAt: null }, now) ? "overdue" : "within";
+        else if (r.due_at !== null) sla = r.closed_at! > r.due_at ? "missed" : "met";
+        const opened = inPeriod(r.opened_at);
+        const closed = inPeriod(r.closed_at);
         yield [
           String(r.id),
           r.kind,
           CASE_KIND_LABEL[r.kind],
           r.status,
           CASE_STATUS_LABEL[r.status],
+          opened && closed ? "opened_and_closed" : opened ? "opened" : closed ? "closed" : "open_throughout",
           r.provider,
           r.reference,
+          r.assignee,
           iso(r.opened_at),
+          iso(r.due_at),
           iso(r.closed_at),
+          String(ageInDays(r.opened_at, end)),
+          open ? ageBucketOf(r.opened_at, now) : null,
+          sla,
+          open && r.snoozed_until && r.snoozed_until > now ? iso(r.snoozed_until) : null,
+          open && r.snoozed_until && r.snoozed_until > now ? r.snooze_reason : null,
           r.resolution,
+          stake && stake.amount > 0n ? stake.amount : null,
+          stake && stake.amount > 0n ? stake.currency : null,
+          r.linked_lines,
           r.proposal_resolution,
           r.proposal_reason,
           r.reason_code ? reasonCodeLabel(r.reason_code) : null,
@@ -214,6 +280,7 @@ const EXPORTS: Record<ExportKind, Export> = {
           iso(r.proposed_at),
           r.decided_by,
         ];
+      }
     },
   },
   // The tenant's own entries (never those tied to no tenant: sign-ins, admin users).

@@ -4,7 +4,7 @@
 import { AGE_BUCKETS, isAgeBucket } from "@/lib/cases/aging";
 import { CASE_KIND_LABEL } from "@/lib/cases/labels";
 import { CASE_STATES, listCases, type AssigneeFilter, type CaseState } from "@/lib/cases/list";
-import { daysUntilDue } from "@/lib/cases/sla";
+import { daysUntilDue } from "@/lib/cases/due";
 import { prisma } from "@/lib/platform/db";
 import { flags, printJson, table, UsageError, type Command } from "@/workers/cli/framework";
 import { requireTenant } from "@/workers/cli/setup-commands";

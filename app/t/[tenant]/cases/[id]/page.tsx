@@ -1,10 +1,23 @@
-// One case: the evidence side by side (the webhook we received, our ledger
-// posting, the provider's settlement line or its absence), then the decision:
-// propose (with the exact correction shown first), approve or reject, history.
+// One case: who works it, when it is due, whether it is snoozed; the evidence
+// side by side (the webhook we received, our ledger posting, the provider's
+// settlement line or its absence), then the decision: propose (with the exact
+// correction, or the lines a link ties to our posting, shown first), approve or
+// reject, history.
 import Link from "next/link";
 import type { ReactNode } from "react";
 import { CASE_STATUS_LABEL, reasonCodeLabel } from "@/lib/cases/labels";
-import { CaseDecision, type DecisionProps, type PendingProposal } from "@/components/cases/case-decision";
+import {
+  CaseDecision,
+  LinkTable,
+  type DecisionProps,
+  type PendingProposal,
+  type ProposedLink,
+} from "@/components/cases/case-decision";
+import { CaseWork } from "@/components/cases/case-work";
+import { DueDate } from "@/components/cases/due-date";
+import type { LinkCandidates } from "@/components/cases/link-picker";
+import { AGE_BUCKETS, ageBucketOf, ageInDays } from "@/lib/cases/aging";
+import { MAX_SNOOZE_DAYS } from "@/lib/cases/snooze";
 import { bodyOrWhyNot, ConflictEvidence } from "@/components/cases/conflict-evidence";
 import { PlanTable, type PlanLeg } from "@/components/cases/plan-table";
 import { resolutionLabel } from "@/components/cases/resolution-label";
@@ -45,6 +58,7 @@ export default async function CasePage({ params }: { params: DetailParams }) {
     canDecide: mayDo(principal.role, "decideCases"),
     secondApprovalAbove: detail.secondApprovalAbove.toString(),
     stake: stake && { amount: stake.amount.toString(), currency: stake.currency },
+    linkable: detail.linkable && (plain(detail.linkable) as LinkCandidates),
   };
   const lastRun = detail.runs.find((r) => r.id === d.lastRunId);
   const header = detail.theirs?.header ?? null;
@@ -196,6 +210,7 @@ export default async function CasePage({ params }: { params: DetailParams }) {
         </section>
       </div>
 
+      <Work slug={slug} detail={detail} principal={principal} />
       <CaseDecision {...decision} />
 
       {c.proposals.length > 0 && (
@@ -221,6 +236,12 @@ export default async function CasePage({ params }: { params: DetailParams }) {
                   </ul>
                 )}
                 {p.postingId && <div className="small">Correction posted as posting #{p.postingId.toString()}.</div>}
+                {p.links.length > 0 && (
+                  <LinkTable
+                    links={plain(p.links) as ProposedLink[]}
+                    caption={p.status === "APPROVED" ? "The link as approved" : "The link as proposed"}
+                  />
+                )}
                 {p.status === "APPROVED" && p.correction ? (
                   <PlanTable
                     legs={(p.correction as unknown as { legs: PlanLeg[] }).legs}
@@ -282,6 +303,7 @@ function ConflictCasePage({
         delivered={conflict.delivered}
         raws={conflict.raws.map((r) => ({ ...r, id: r.id.toString() }))}
       />
+      <Work slug={slug} detail={detail} principal={principal} />
       <CaseDecision
         tenant={slug}
         caseId={c.id.toString()}
@@ -295,6 +317,7 @@ function ConflictCasePage({
         canDecide={mayDo(principal.role, "decideCases")}
         secondApprovalAbove={detail.secondApprovalAbove.toString()}
         stake={stake}
+        linkable={null}
       />
     </>
   );
@@ -310,7 +333,7 @@ function CaseFacts({
   children,
 }: {
   slug: string;
-  c: { id: bigint; status: string };
+  c: CaseDetail["case"];
   kind: string;
   provider: string;
   reference: string;
@@ -331,8 +354,59 @@ function CaseFacts({
         <dd className="mono">
           {provider} · {reference}
         </dd>
+        <dt>Opened</dt>
+        <dd>
+          {utc(c.openedAt, false)} UTC
+          {c.closedAt === null ? <> · {ageWords(c.openedAt)}</> : <> · closed {utc(c.closedAt, false)} UTC</>}
+        </dd>
+        <dt>Due</dt>
+        <dd data-testid="due">
+          <DueDate dueAt={c.dueAt} closed={c.closedAt !== null} now={new Date()} />
+        </dd>
+        <dt>Assignee</dt>
+        <dd>{c.assignee ? (c.assignee.name ?? c.assignee.email) : <span className="muted">unassigned</span>}</dd>
         {children}
       </dl>
     </>
+  );
+}
+
+/** "12 days old (8–30 days)": the age bucket the list counts the case in. */
+function ageWords(openedAt: Date): string {
+  const now = new Date();
+  const days = ageInDays(openedAt, now);
+  const bucket = AGE_BUCKETS.find((b) => b.bucket === ageBucketOf(openedAt, now))!;
+  return `${days} day${days === 1 ? "" : "s"} old (${bucket.label})`;
+}
+
+/** Assignment and snooze, for every kind of case. */
+function Work({
+  slug,
+  detail,
+  principal,
+}: {
+  slug: string;
+  detail: CaseDetail;
+  principal: { role: Parameters<typeof mayDo>[0]; userId: string };
+}) {
+  const c = detail.case;
+  const now = detail.work.now.getTime();
+  const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  return (
+    <CaseWork
+      tenant={slug}
+      caseId={c.id.toString()}
+      status={c.status}
+      me={principal.userId}
+      canAct={mayDo(principal.role, "decideCases")}
+      assignee={c.assignee}
+      people={detail.work.people}
+      snoozedUntil={c.snoozedUntil?.toISOString() ?? null}
+      snoozeReason={c.snoozeReason}
+      snoozed={detail.work.snoozed}
+      // A day means its start (UTC): tomorrow is the first that is still ahead.
+      snoozeMin={day(now + 86_400_000)}
+      snoozeMax={day(now + MAX_SNOOZE_DAYS * 86_400_000)}
+    />
   );
 }
