@@ -2,9 +2,9 @@ import { expect, test } from "@playwright/test";
 import { alertOf, demo, demoUser, shot, signInPage, unique } from "./support";
 
 const NAV_BY_ROLE: Record<string, string[]> = {
-  ops: ["Overview", "Stuck claims", "Events", "Reconciliation", "Audit log"],
-  accountant: ["Overview", "Events", "Reconciliation", "Cases", "Ledger", "Audit log"],
-  admin: ["Overview", "Stuck claims", "Events", "Reconciliation", "Cases", "Ledger", "Audit log", "Admin"],
+  ops: ["Overview", "Stuck claims", "Events", "Reconciliation", "Bank", "Audit log"],
+  accountant: ["Overview", "Events", "Reconciliation", "Bank", "Cases", "Ledger", "Audit log"],
+  admin: ["Overview", "Stuck claims", "Events", "Reconciliation", "Bank", "Cases", "Ledger", "Audit log", "Admin"],
 };
 
 for (const role of ["admin", "ops", "accountant"] as const) {

@@ -5,7 +5,7 @@
 import { expect, type Page, test } from "@playwright/test";
 import { demo, shot } from "./support";
 
-const ACCOUNTANT_NAV = ["Overview", "Events", "Reconciliation", "Cases", "Ledger", "Audit log"];
+const ACCOUNTANT_NAV = ["Overview", "Events", "Reconciliation", "Bank", "Cases", "Ledger", "Audit log"];
 
 async function throughProvider(page: Page, login: string) {
   await page.goto("/login");
