@@ -9,6 +9,7 @@ import { caseCommands } from "@/workers/cli/case-commands";
 import { CommandFailed, parseCommand, UsageError, usage, type Command } from "@/workers/cli/framework";
 import { eventCommands } from "@/workers/cli/event-commands";
 import { ledgerCommands } from "@/workers/cli/ledger-commands";
+import { payoutCommands } from "@/workers/cli/payout-commands";
 import { reconCommands } from "@/workers/cli/recon-commands";
 import { setupCommands } from "@/workers/cli/setup-commands";
 
@@ -43,6 +44,7 @@ export const commands: Command[] = [
   ...setupCommands,
   ...eventCommands,
   ...reconCommands,
+  ...payoutCommands,
   ...bankCommands,
   ...ledgerCommands,
   ...caseCommands,

@@ -252,9 +252,22 @@ export function maskSettings(settings: Record<string, unknown>): Record<string, 
 export async function updateEndpointSettings(
   tenantSlug: string,
   providerName: string,
-  changes: { settings?: Record<string, string | number | null>; enabled?: boolean; toleranceSeconds?: number },
+  changes: {
+    settings?: Record<string, string | number | null>;
+    enabled?: boolean;
+    toleranceSeconds?: number;
+    /** Reconciliation's matching rules (lib/recon/run.ts, lib/bank/match.ts). */
+    matchRules?: { toleranceMinor?: bigint; dateLagDays?: number; priority?: string[] };
+  },
   actor: Actor,
-): Promise<DomainResult<{ settings: Record<string, unknown>; enabled: boolean; toleranceSeconds: number }>> {
+): Promise<
+  DomainResult<{
+    settings: Record<string, unknown>;
+    enabled: boolean;
+    toleranceSeconds: number;
+    matchRules: { toleranceMinor: bigint; dateLagDays: number; priority: string[] };
+  }>
+> {
   const adapter = adapterFor(providerName);
   if (!adapter) return { ok: false, reason: "unknown_provider", message: `Unknown provider "${providerName}"` };
   const tenant = await prisma.tenant.findUnique({ where: { slug: tenantSlug } });
@@ -270,6 +283,33 @@ export async function updateEndpointSettings(
     };
   if (changes.toleranceSeconds !== undefined && !(changes.toleranceSeconds >= 0 && changes.toleranceSeconds <= 86_400))
     return { ok: false, reason: "invalid_tolerance", message: "Tolerance must be between 0 and 86400 seconds" };
+  const rules = changes.matchRules ?? {};
+  if (rules.toleranceMinor !== undefined && !(rules.toleranceMinor >= 0n && rules.toleranceMinor <= 1_000_000n))
+    return {
+      ok: false,
+      reason: "invalid_match_rules",
+      message: "The amount tolerance must be between 0 and 1,000,000 minor units",
+    };
+  if (
+    rules.dateLagDays !== undefined &&
+    !(Number.isInteger(rules.dateLagDays) && rules.dateLagDays >= 0 && rules.dateLagDays <= 60)
+  )
+    return {
+      ok: false,
+      reason: "invalid_match_rules",
+      message: "The date lag must be a whole number of days, 0 to 60",
+    };
+  if (
+    rules.priority !== undefined &&
+    (rules.priority.length === 0 ||
+      new Set(rules.priority).size !== rules.priority.length ||
+      rules.priority.some((r) => r !== "reference" && r !== "amount_date"))
+  )
+    return {
+      ok: false,
+      reason: "invalid_match_rules",
+      message: 'The matching priority lists "reference" and/or "amount_date", each once',
+    };
   // Checked here as well as where it is used, so a base the key may not go to is a clear 400 now.
   const apiBaseUrl = changes.settings?.apiBaseUrl;
   if (typeof apiBaseUrl === "string" && adapter.api) {
@@ -288,6 +328,9 @@ export async function updateEndpointSettings(
         settings: sealSettings(settings) as object,
         ...(changes.enabled !== undefined && { enabled: changes.enabled }),
         ...(changes.toleranceSeconds !== undefined && { toleranceSeconds: changes.toleranceSeconds }),
+        ...(rules.toleranceMinor !== undefined && { matchToleranceMinor: rules.toleranceMinor }),
+        ...(rules.dateLagDays !== undefined && { matchDateLagDays: rules.dateLagDays }),
+        ...(rules.priority !== undefined && { matchPriority: rules.priority }),
       },
     });
     await recordAudit(tx, {
@@ -301,6 +344,9 @@ export async function updateEndpointSettings(
         settings: maskSettings(changes.settings ?? {}),
         enabled: changes.enabled ?? null,
         toleranceSeconds: changes.toleranceSeconds ?? null,
+        matchRules: changes.matchRules
+          ? { ...rules, toleranceMinor: rules.toleranceMinor === undefined ? undefined : String(rules.toleranceMinor) }
+          : null,
       },
     });
     return row;
@@ -312,6 +358,11 @@ export async function updateEndpointSettings(
       settings: maskSettings(openSettings(settings)),
       enabled: updated.enabled,
       toleranceSeconds: updated.toleranceSeconds,
+      matchRules: {
+        toleranceMinor: updated.matchToleranceMinor,
+        dateLagDays: updated.matchDateLagDays,
+        priority: updated.matchPriority,
+      },
     },
   };
 }

@@ -58,6 +58,7 @@ const STATUS_BY_REASON: Record<Reason, number> = {
   invalid_retention: 400,
   invalid_email: 400,
   invalid_url: 400,
+  invalid_match_rules: 400,
   // A test notification the channel's receiver refused or never answered: the receiver is at fault, not Tally.
   delivery_failed: 502,
   invalid_role: 400,

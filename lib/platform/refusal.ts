@@ -17,6 +17,7 @@ export type Reason =
   | "invalid_retention"
   | "invalid_email"
   | "invalid_url"
+  | "invalid_match_rules"
   | "delivery_failed"
   | "invalid_role"
   | "weak_password"

@@ -124,6 +124,9 @@ export const setupCommands: Command[] = [
       "tolerance-seconds": "string",
       enable: "boolean",
       disable: "boolean",
+      "match-tolerance": "string",
+      "match-lag-days": "string",
+      "match-priority": "string",
     }),
     required: ["tenant", "provider"],
     database: true,
@@ -145,12 +148,19 @@ export const setupCommands: Command[] = [
             settings,
             enabled: a.enable ? true : a.disable ? false : undefined,
             toleranceSeconds: optionalInt(a, "tolerance-seconds"),
+            matchRules: {
+              ...(a["match-tolerance"] !== undefined && {
+                toleranceMinor: BigInt(optionalInt(a, "match-tolerance")!),
+              }),
+              ...(a["match-lag-days"] !== undefined && { dateLagDays: optionalInt(a, "match-lag-days") }),
+              ...(a["match-priority"] !== undefined && { priority: str(a["match-priority"]).split(",") }),
+            },
           },
           cliActor(),
         ),
       );
       console.log(
-        `Endpoint ${a.tenant}/${a.provider}: ${r.enabled ? "enabled" : "DISABLED"}, tolerance ${r.toleranceSeconds} s, settings ${JSON.stringify(r.settings)}`,
+        `Endpoint ${a.tenant}/${a.provider}: ${r.enabled ? "enabled" : "DISABLED"}, tolerance ${r.toleranceSeconds} s, matching within ${r.matchRules.toleranceMinor} minor units, bank lag ${r.matchRules.dateLagDays} days, priority ${r.matchRules.priority.join(",")}, settings ${JSON.stringify(r.settings)}`,
       );
     },
   },
