@@ -214,12 +214,14 @@ describe("matching payouts to bank credits", () => {
       theirs: 20_004n,
     });
     const far = await aPayout(t.id, { amount: 30_000n, arrival: "2026-12-02" });
+    const farNamed = await aPayout(t.id, { amount: 40_000n, arrival: "2026-12-02", reference: "po_tolerantFar" });
     const s = await importStatement(
       t.id,
       [
         { amount: 9_997n, bookingDate: "2026-12-03" },
         { amount: 20_000n, bookingDate: "2026-12-03", remittance: ["po_tolerant1"] },
         { amount: 29_994n, bookingDate: "2026-12-03" },
+        { amount: 39_990n, bookingDate: "2026-12-03", remittance: ["STRIPE po_tolerantFar"] },
       ],
       { from: "2026-12-01", to: "2026-12-03" },
     );
@@ -236,6 +238,10 @@ describe("matching payouts to bank credits", () => {
     expect((await payout(near.id)).status).toBe("SETTLED");
     expect((await payout(named.id)).status).toBe("SETTLED");
     expect((await payout(far.id)).status).toBe("IN_TRANSIT");
+    expect((await payout(farNamed.id)).status).toBe("IN_TRANSIT");
+    expect((await lineOf(t.id, 4, s.statementId)).matchNote).toBe(
+      "names po_tolerantFar, but the credit is 10 minor units less than EUR 40000 (tolerance 5): beyond the tolerance, not matched",
+    );
     expect(await prisma.reconRun.findUniqueOrThrow({ where: { id: s.runs[0]!.runId } })).toMatchObject({
       matched: 2,
       withinTolerance: 2,
