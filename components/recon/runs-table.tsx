@@ -14,7 +14,7 @@ export type RunRow = {
   provider: string;
   windowFrom: string;
   windowTo: string;
-  source: "API" | "CSV";
+  source: "API" | "CSV" | "BANK";
   sourceName: string | null;
   actorType: string;
   actorLabel: string;
@@ -98,7 +98,7 @@ export function RunsTable({ tenant, before, initial }: { tenant: string; before:
                   </td>
                   <td>{windowText(r)}</td>
                   <td>
-                    {r.source === "CSV" ? "report" : "API"}
+                    {r.source === "CSV" ? "report" : r.source === "BANK" ? "bank statement" : "API"}
                     <div className="small muted">{r.sourceName ?? ""}</div>
                   </td>
                   <td data-testid="run-started-by">

@@ -7,6 +7,7 @@ import { decideProposal, proposeResolution } from "@/lib/cases/cases";
 import { aCamt053, type EntrySpec } from "@/lib/bank/statement-builders";
 import type { Provider } from "@/lib/generated/prisma/enums";
 import { prisma } from "@/lib/platform/db";
+import { getRun } from "@/lib/recon/runs";
 import { aTenant, unique } from "@/dev/testing/builders";
 
 const ACCOUNTANT: Actor = { type: "USER", id: undefined, label: "accountant@bank.test" };
@@ -313,6 +314,11 @@ describe("what the bank never credited, after its window", () => {
     expect(await prisma.reconRun.findUniqueOrThrow({ where: { id: third.runs[0]!.runId } })).toMatchObject({
       oursNotTheirs: 1,
     });
+    // The run's page lists what it found under "not at the bank".
+    const run = await getRun(t.id, third.runs[0]!.runId);
+    expect(run?.buckets.map((b) => [b.bucket, b.count, b.items.map((i) => i.reference)])).toEqual([
+      ["BANK_UNMATCHED", 1, ["po_lateArrival"]],
+    ]);
 
     const fourth = await importStatement(
       t.id,

@@ -62,6 +62,8 @@ export async function listRuns(tenantId: string, o: { limit?: number; beforeId?:
 export type RunPage = Awaited<ReturnType<typeof listRuns>>;
 
 export const BUCKETS: readonly DiscrepancyBucket[] = ["THEIRS_NOT_OURS", "OURS_NOT_THEIRS", "MISMATCH"];
+/** A bank import's run (lib/bank/match.ts) finds only what is not at the bank. */
+const BANK_BUCKETS: readonly DiscrepancyBucket[] = ["BANK_UNMATCHED"];
 
 /** A run with the discrepancies it saw, grouped by bucket (up to `perBucket` each, and how many there were). */
 export async function getRun(tenantId: string, runId: bigint, perBucket = 500) {
@@ -69,7 +71,7 @@ export async function getRun(tenantId: string, runId: bigint, perBucket = 500) {
   if (!run) return null;
   const startedBy = runStarter(run);
   const buckets = await Promise.all(
-    BUCKETS.map(async (bucket) => {
+    (run.source === "BANK" ? BANK_BUCKETS : BUCKETS).map(async (bucket) => {
       const where = { tenantId, bucket, runItems: { some: { runId } } };
       const [items, count] = await Promise.all([
         prisma.reconDiscrepancy.findMany({

@@ -100,7 +100,11 @@ export default async function RunPage({ params }: { params: DetailParams }) {
         </dd>
         <dt>Source</dt>
         <dd>
-          {run.source === "CSV" ? "settlement report" : "settlement API"}
+          {run.source === "CSV"
+            ? "settlement report"
+            : run.source === "BANK"
+              ? "bank statement, matched to the payouts"
+              : "settlement API"}
           {run.sourceName ? (
             <>
               {" "}
