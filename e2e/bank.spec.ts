@@ -71,12 +71,12 @@ test("an accountant imports a statement and sees which payout each credit settle
   });
   await form.getByRole("button", { name: "Import and match" }).click();
   const done = page.getByTestId("bank-upload-done");
-  await expect(done).toContainText("3 lines (2 credits, 1 debits); 1 payouts matched");
+  await expect(done).toContainText("3 lines (2 credits, 1 debit); 1 payout matched");
   await expect(page.getByTestId("statements-table")).toContainText("december.xml");
   await shot(page, "bank-statements");
 
   await done.getByRole("link").click();
-  await expect(page.getByRole("heading", { level: 1 })).toContainText("1 unmatched credits");
+  await expect(page.getByRole("heading", { level: 1 })).toContainText("1 unmatched credit");
   const lines = page.getByTestId("bank-lines");
   const matched = lines.locator("tr[data-row='1']");
   await expect(matched).toContainText("reference in the remittance");

@@ -45,7 +45,7 @@ function Match({ line, tenant, seesCases }: { line: LineView; tenant: string; se
             <li key={p.id}>
               <span className="mono">{p.reference}</span> ({p.provider}
               {p.amount ? `, ${formatMoney(p.amount, p.currency)}` : ""}
-              {p.arrivalDate ? `, due ${p.arrivalDate.slice(0, 10)}` : ""})
+              {p.arrivalDate ? `, arrival ${p.arrivalDate.slice(0, 10)}` : ""})
             </li>
           ))}
         </ul>
@@ -89,7 +89,7 @@ export function LinesTable({ tenant, lines, seesCases }: { tenant: string; lines
                   {l.rowNo}
                   {l.entryRef && <div className="small muted mono">{l.entryRef}</div>}
                 </td>
-                <td>
+                <td className="day">
                   {l.bookingDate.slice(0, 10)}
                   {l.valueDate && l.valueDate !== l.bookingDate && (
                     <div className="small muted">value {l.valueDate.slice(0, 10)}</div>

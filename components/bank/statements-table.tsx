@@ -23,10 +23,15 @@ export type StatementRowView = {
   importedAt: string;
 };
 
-const period = (s: StatementRowView) =>
-  s.fromDate || s.toDate
-    ? `${(s.fromDate ?? s.toDate)!.slice(0, 10)} → ${(s.toDate ?? s.fromDate)!.slice(0, 10)}`
-    : "—";
+function Period({ s }: { s: StatementRowView }) {
+  if (!s.fromDate && !s.toDate) return "—";
+  return (
+    <>
+      <span className="day">{(s.fromDate ?? s.toDate)!.slice(0, 10)}</span> →{" "}
+      <span className="day">{(s.toDate ?? s.fromDate)!.slice(0, 10)}</span>
+    </>
+  );
+}
 
 export function StatementsTable({
   tenant,
@@ -73,7 +78,9 @@ export function StatementsTable({
                   <div className="small muted">{s.sourceName ?? ""}</div>
                 </td>
                 <td className="mono">{s.account}</td>
-                <td>{period(s)}</td>
+                <td>
+                  <Period s={s} />
+                </td>
                 <td>
                   {s.actorLabel}
                   <div className="small muted">{utc(s.importedAt, false)}</div>

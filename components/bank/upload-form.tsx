@@ -8,6 +8,7 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { type FormEvent, useRef, useState } from "react";
+import { plural } from "@/components/format";
 import { useCsrfToken } from "@/components/providers";
 
 type Summary = {
@@ -167,13 +168,14 @@ export function StatementUploadForm({ tenant, maxBytes }: { tenant: string; maxB
       {state.phase === "done" && (
         <p role="status" className="notice" data-testid="bank-upload-done">
           <Link href={`/t/${tenant}/bank/${state.summary.statementId}`}>Statement #{state.summary.statementId}</Link>:{" "}
-          {state.summary.lines} lines ({state.summary.credits} credits, {state.summary.debits} debits
+          {plural(state.summary.lines, "line")} ({plural(state.summary.credits, "credit")},{" "}
+          {plural(state.summary.debits, "debit")}
           {state.summary.skippedPending ? `, ${state.summary.skippedPending} not booked` : ""});{" "}
-          {state.summary.matchedPayouts} payouts matched
+          {plural(state.summary.matchedPayouts, "payout")} matched
           {state.summary.withinTolerance ? ` (${state.summary.withinTolerance} within tolerance)` : ""},{" "}
           {state.summary.ambiguous} ambiguous, {state.summary.unmatchedPayouts} payouts and{" "}
-          {state.summary.unmatchedCredits} provider credits unmatched after their window; {state.summary.casesOpened}{" "}
-          cases opened, {state.summary.casesClosed} closed.
+          {state.summary.unmatchedCredits} provider credits unmatched after their window;{" "}
+          {plural(state.summary.casesOpened, "case")} opened, {state.summary.casesClosed} closed.
         </p>
       )}
     </form>

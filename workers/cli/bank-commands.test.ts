@@ -40,9 +40,9 @@ describe("npm run tally -- bank import", () => {
     expect(camt.err).toBe("");
     expect(camt.code).toBe(0);
     expect(camt.out).toMatch(
-      /^Statement \d+ \(DE89370400440532013000, 2026-12-01 → 2026-12-03\): 1 lines, 1 credits, 0 debits/,
+      /^Statement \d+ \(DE89370400440532013000, 2026-12-01 → 2026-12-03\): 1 line, 1 credit, 0 debits/,
     );
-    expect(camt.out).toMatch(/payouts matched\s+1\s+by 1 credits/);
+    expect(camt.out).toMatch(/payouts matched\s+1\s+by 1 credit/);
     expect((await prisma.payout.findUniqueOrThrow({ where: { id: payout.id } })).status).toBe("SETTLED");
 
     const csv = path.join(dir, "konto.csv");

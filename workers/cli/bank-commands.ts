@@ -3,6 +3,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { cliActor } from "@/lib/admin/audit";
+import { plural } from "@/components/format";
 import { importBankStatement, STATEMENT_FORMATS, type StatementFormat } from "@/lib/bank/import";
 import { listStatements } from "@/lib/bank/statements";
 import { CommandFailed, flags, orFail, printJson, table, UsageError, type Command } from "@/workers/cli/framework";
@@ -51,11 +52,11 @@ export const bankCommands: Command[] = [
       );
       if (a.json) return printJson(r);
       console.log(
-        `Statement ${r.statementId} (${r.account}, ${r.from ?? "?"} → ${r.to ?? "?"}): ${r.lines} lines, ${r.credits} credits, ${r.debits} debits${r.skippedPending ? `, ${r.skippedPending} not booked (skipped)` : ""}, in ${r.durationMs} ms`,
+        `Statement ${r.statementId} (${r.account}, ${r.from ?? "?"} → ${r.to ?? "?"}): ${plural(r.lines, "line")}, ${plural(r.credits, "credit")}, ${plural(r.debits, "debit")}${r.skippedPending ? `, ${r.skippedPending} not booked (skipped)` : ""}, in ${r.durationMs} ms`,
       );
       console.log(
         table([
-          { outcome: "payouts matched", items: r.matchedPayouts, note: `by ${r.matchedCredits} credits` },
+          { outcome: "payouts matched", items: r.matchedPayouts, note: `by ${plural(r.matchedCredits, "credit")}` },
           { outcome: "within tolerance", items: r.withinTolerance, note: "matched; the difference is on the line" },
           { outcome: "ambiguous credits", items: r.ambiguous, note: "left unmatched: more than one fits" },
           { outcome: "payouts not at the bank", items: r.unmatchedPayouts, note: "after their window: cases" },

@@ -1,7 +1,7 @@
 // One bank statement: what the file was, the runs its import made (per provider,
 // with the rules used), and its lines with their match; unmatched credits highlighted.
 import Link from "next/link";
-import { utc } from "@/components/format";
+import { plural, utc } from "@/components/format";
 import { LinesTable, type LineView } from "@/components/bank/lines-table";
 import { NextPage } from "@/components/pager";
 import { type DetailParams, openDetail } from "@/app/t/[tenant]/open-detail";
@@ -46,7 +46,7 @@ export default async function StatementPage({
       <h1>
         Statement #{statement.id.toString()}{" "}
         {statement.unmatchedCredits ? (
-          <span className="badge badge-warn">{statement.unmatchedCredits} unmatched credits</span>
+          <span className="badge badge-warn">{plural(statement.unmatchedCredits, "unmatched credit")}</span>
         ) : (
           <span className="badge badge-good">every credit matched</span>
         )}
@@ -70,7 +70,8 @@ export default async function StatementPage({
         </dd>
         <dt>Lines</dt>
         <dd>
-          {statement.lines} booked ({statement.credits} credits, {statement.debits} debits, {statement.matched} matched)
+          {statement.lines} booked ({plural(statement.credits, "credit")}, {plural(statement.debits, "debit")},{" "}
+          {statement.matched} matched)
           {statement.skipped ? `; ${statement.skipped} entries not booked (pending or information), not imported` : ""}
         </dd>
       </dl>
@@ -87,8 +88,8 @@ export default async function StatementPage({
                   ) : (
                     `Run #${r.id}`
                   )}{" "}
-                  {r.provider}: {r.matched} of {r.compared} payouts matched ({r.withinTolerance} within tolerance),{" "}
-                  {r.oursNotTheirs} payouts not at the bank, {r.theirsNotOurs} credits unexplained
+                  {r.provider}: {r.matched} of {plural(r.compared, "payout")} matched ({r.withinTolerance} within
+                  tolerance), {r.oursNotTheirs} payouts not at the bank, {r.theirsNotOurs} credits unexplained
                   <div className="small muted">
                     rules: tolerance {rules.toleranceMinor ?? "0"} minor units, lag {rules.dateLagDays ?? "?"} days,
                     order {(rules.priority ?? []).join(" then ") || "none"}
