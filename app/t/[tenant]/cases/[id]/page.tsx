@@ -4,6 +4,8 @@
 // correction, or the lines a link ties to our posting, shown first), approve or
 // reject, history.
 import Link from "next/link";
+import { prisma } from "@/lib/platform/db";
+import { isPayoutEvidence, PayoutEvidence } from "@/components/payouts/payout-evidence";
 import type { ReactNode } from "react";
 import { CASE_STATUS_LABEL, reasonCodeLabel } from "@/lib/cases/labels";
 import {
@@ -61,6 +63,14 @@ export default async function CasePage({ params }: { params: DetailParams }) {
     linkable: detail.linkable && (plain(detail.linkable) as LinkCandidates),
   };
   const lastRun = detail.runs.find((r) => r.id === d.lastRunId);
+  // A payout case links to its payout's statement as it stands now.
+  const payout =
+    c.kind === "PAYOUT_RESIDUAL" || c.kind === "BANK_UNMATCHED"
+      ? await prisma.payout.findFirst({
+          where: { tenantId: c.tenantId, provider: d.provider, reference: d.reference },
+          select: { id: true },
+        })
+      : null;
   const header = detail.theirs?.header ?? null;
   const theirFields = detail.theirs && header ? detail.theirs.line.split(",") : null;
   return (
@@ -71,7 +81,11 @@ export default async function CasePage({ params }: { params: DetailParams }) {
         kind={
           c.kind === "OURS_NOT_THEIRS"
             ? "Ours, not theirs: we posted it, the provider has no record of it"
-            : "Mismatch: both sides have it, with different amounts or currencies"
+            : c.kind === "PAYOUT_RESIDUAL"
+              ? "Payout does not balance: the provider paid out other than its lines add up to"
+              : c.kind === "BANK_UNMATCHED"
+                ? "Not at the bank: no bank credit for the payout after its window, or a credit no payout explains"
+                : "Mismatch: both sides have it, with different amounts or currencies"
         }
         provider={d.provider}
         reference={d.reference}
@@ -162,7 +176,12 @@ export default async function CasePage({ params }: { params: DetailParams }) {
         </section>
         <section aria-labelledby="ev-theirs">
           <h3 id="ev-theirs">The provider&apos;s settlement</h3>
-          {detail.theirs ? (
+          {isPayoutEvidence(detail.theirs) ? (
+            <PayoutEvidence
+              evidence={detail.theirs}
+              payoutHref={payout ? `/t/${slug}/reconciliation/payouts/${payout.id}` : null}
+            />
+          ) : detail.theirs ? (
             <>
               <p className="small">
                 Row {detail.theirs.row} of the{" "}
