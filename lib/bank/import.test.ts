@@ -182,7 +182,11 @@ describe("matching payouts to bank credits", () => {
 
   it("leaves an ambiguous fit unmatched and says so on the credit", async () => {
     const t = await aTenant();
-    const twins = await Promise.all([1, 2].map(() => aPayout(t.id, { amount: 7_777n, arrival: "2026-12-02" })));
+    // One after the other: the note names them in the order they were recorded.
+    const twins = [
+      await aPayout(t.id, { amount: 7_777n, arrival: "2026-12-02" }),
+      await aPayout(t.id, { amount: 7_777n, arrival: "2026-12-02" }),
+    ];
     const alone = await aPayout(t.id, { amount: 8_888n, arrival: "2026-12-02" });
     const s = await importStatement(
       t.id,
@@ -404,6 +408,9 @@ describe("what the bank never credited, after its window", () => {
       counterparty: "Adyen N.V.",
       remittance: "SETTLEMENT 4411",
       amount: "98765",
+      format: "camt053",
+      header: null,
+      line: "2026-12-02 · 987.65 EUR · Adyen N.V. · SETTLEMENT 4411 · ref ADY-4411 · account DE89370400440532013000",
     });
     expect(d.case?.status).toBe("OPEN");
     expect(await prisma.reconRun.findUniqueOrThrow({ where: { id: covered.runs[0]!.runId } })).toMatchObject({

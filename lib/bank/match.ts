@@ -34,6 +34,7 @@
 import type { PoolClient } from "pg";
 import { type Actor, SYSTEM_ACTOR } from "@/lib/admin/audit";
 import type { Provider } from "@/lib/generated/prisma/enums";
+import { toDecimalText } from "@/lib/ledger/money";
 
 export type MatchRuleName = "reference" | "amount_date";
 export type MatchOutcome = "reference" | "amount_date" | "reference_sum" | "amount_date_sum" | "within_tolerance";
@@ -478,6 +479,26 @@ async function recordMatches(q: Q, tenantId: string, matches: Match[]): Promise<
 
 type Found = { provider: Provider; reference: string; id: string; inserted: boolean };
 
+/**
+ * A bank line as a discrepancy's evidence, in the shape the case page reads for
+ * a settlement line (row, format, header, line: the line as text), with the bank
+ * line's own fields beside it.
+ */
+function creditEvidence(line: Record<string, unknown>): Record<string, unknown> {
+  const currency = String(line.currency).trim();
+  const text = [
+    String(line.bookingDate).slice(0, 10),
+    `${toDecimalText(BigInt(String(line.amount)), currency)} ${currency}`,
+    line.counterparty,
+    line.remittance,
+    line.entryRef ? `ref ${line.entryRef}` : null,
+    `account ${line.account}`,
+  ]
+    .filter(Boolean)
+    .join(" · ");
+  return { ...line, currency, header: null, line: text };
+}
+
 async function afterTheWindow(
   q: Q,
   input: MatchInput,
@@ -540,8 +561,9 @@ async function afterTheWindow(
            l.amount::text, l.currency, l.booking_date::text AS day,
            jsonb_build_object('bankLineId', l.id::text, 'statementId', l.statement_id::text, 'row', l.row_no, 'account', l.account,
              'entryRef', l.entry_ref, 'bookingDate', l.booking_date, 'valueDate', l.value_date, 'amount', l.amount::text,
-             'currency', l.currency, 'remittance', l.remittance, 'counterparty', l.counterparty) AS line
-         FROM named l LEFT JOIN provider_endpoints e ON e.tenant_id = l.tenant_id AND e.provider::text = l.provider
+             'currency', l.currency, 'remittance', l.remittance, 'counterparty', l.counterparty, 'format', s.format) AS line
+         FROM named l JOIN bank_statements s ON s.id = l.statement_id
+         LEFT JOIN provider_endpoints e ON e.tenant_id = l.tenant_id AND e.provider::text = l.provider
          WHERE l.provider IS NOT NULL AND l.booking_date + coalesce(e.match_date_lag_days, $5) <= $2::date
          ORDER BY l.id`,
         [tenantId, coveredTo, names, PROVIDER_NAMES.map((n) => n.provider), DEFAULT_RULES.dateLagDays],
@@ -648,7 +670,7 @@ async function afterTheWindow(
           dueCredits.map((c) => c.day),
           dueCredits.map((c) => c.amount),
           dueCredits.map((c) => c.currency.trim()),
-          dueCredits.map((c) => JSON.stringify(c.line)),
+          dueCredits.map((c) => JSON.stringify(creditEvidence(c.line))),
           dueCredits.map(
             (c) =>
               `a credit of ${c.currency.trim()} ${c.amount} (minor units) booked ${c.day} names ${c.provider}, and no payout of it explains the credit; the statements cover up to ${coveredTo}`,
