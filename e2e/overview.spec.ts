@@ -1,7 +1,9 @@
 // The overview: the seeded 90-day discrepancy history charted with its verdict,
 // live figures beside it, and the chart updating by polling when a new
-// reconciliation run lands while the page stays open. Then ops' stuck claims:
+// reconciliation run lands while the page stays open; stacked by cause, the day
+// that run made is flagged above its control limit. Then ops' stuck claims:
 // a claim that gave up is reprocessed from the UI and completes exactly once.
+import AxeBuilder from "@axe-core/playwright";
 import { expect, test } from "@playwright/test";
 import { count, withDb } from "./db";
 import { demo, demoUser, sendStripe, shot, signInApi, signInPage, stripePayment, unique } from "./support";
@@ -9,7 +11,7 @@ import { demo, demoUser, sendStripe, shot, signInApi, signInPage, stripePayment,
 test("ops sees the 90-day history, the verdict and the live figures; a new run shows up without a reload", async ({
   page,
 }) => {
-  test.setTimeout(90_000);
+  test.setTimeout(180_000);
   await signInPage(page, demoUser("ops"));
   await expect(page.getByRole("heading", { name: /Overview/, level: 1 })).toBeVisible();
   const verdict = page.getByTestId("verdict");
@@ -34,7 +36,24 @@ test("ops sees the 90-day history, the verdict and the live figures; a new run s
 
   const totalText = async () =>
     Number(/(\d+) discrepancies/.exec((await page.getByTestId("discrepancy-total").textContent()) ?? "")![1]);
-  const before = await totalText();
+  // The demo's live day is reconciled once the worker has drained it; wait for that run and count from
+  // the API after it, so the total moves by this test's three alone.
+  await expect
+    .poll(
+      () =>
+        count(
+          `SELECT count(*) AS n FROM recon_runs WHERE provider = 'stripe' AND status = 'DONE' AND source_name NOT LIKE 'seeded demo history%'`,
+        ),
+      { timeout: 120_000 },
+    )
+    .toBeGreaterThan(0);
+  const overviewTotal = async () =>
+    (
+      (await (await page.request.get(`/api/v1/tenants/${demo().tenant}/overview?days=90`)).json()) as {
+        series: { total: number };
+      }
+    ).series.total;
+  const before = await overviewTotal();
   await page.evaluate(() => ((window as unknown as { __stillThisPage: boolean }).__stillThisPage = true));
 
   // A reconciliation run lands elsewhere: a standard report with three payments Tally never received.
@@ -55,6 +74,50 @@ test("ops sees the 90-day history, the verdict and the live figures; a new run s
   await expect.poll(totalText, { timeout: 25_000, intervals: [1000] }).toBe(before + 3);
   expect(await page.evaluate(() => (window as unknown as { __stillThisPage?: boolean }).__stillThisPage)).toBe(true);
   await shot(page, "overview-after-new-run");
+
+  // Three in three compared today, against standard's seeded ~3%: far above the day's limit.
+  const today = at.slice(0, 10);
+  const breaches = page.getByTestId("control-breaches");
+  await expect(breaches).toContainText(/^Breaches:/);
+  await expect(breaches).toContainText(new RegExp(`${today} standard \\(rate 100\\.0% > limit \\d+\\.\\d%\\)`));
+
+  // Stacked by cause: one bar series per cause in the legend, the breach marked on the chart and in its name.
+  await page.getByRole("button", { name: "By cause" }).click();
+  await expect(page.getByRole("button", { name: "By cause" })).toHaveAttribute("aria-pressed", "true");
+  await expect(chart).toHaveAttribute("data-view", "cause");
+  await expect(chart.locator(".recharts-area")).toHaveCount(0);
+  const legend = chart.locator(".recharts-legend-wrapper");
+  for (const cause of ["never delivered", "missing at provider", "amount differs", "above control limit"])
+    await expect(legend).toContainText(cause);
+  expect(await chart.locator(".recharts-bar-rectangle").count()).toBeGreaterThan(60);
+  // One diamond per day with a breach, and none on the other days.
+  const api = await page.request.get(`/api/v1/tenants/${demo().tenant}/overview?days=90`);
+  const { control } = (await api.json()) as { control: { breaches: { day: string }[] } };
+  await expect(chart.locator(".breach-marker")).toHaveCount(new Set(control.breaches.map((b) => b.day)).size);
+  await expect(chart.locator(".breach-marker").first()).toBeVisible();
+  await expect(chart.locator(".chart-canvas")).toHaveAttribute(
+    "aria-label",
+    new RegExp(`above the control limit: .*${today} standard`),
+  );
+  // The table follows the view: a column per cause, and the breach on its day's row.
+  await expect(
+    page.getByTestId("discrepancy-table").getByRole("columnheader", { name: "never delivered" }),
+  ).toBeVisible();
+  await expect(page.getByTestId("discrepancy-table").getByRole("row", { name: new RegExp(`^${today}`) })).toContainText(
+    "breach:",
+  );
+  const axe = await new AxeBuilder({ page }).include("[data-testid=discrepancy-chart]").include(".panel").analyze();
+  expect(axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical")).toEqual([]);
+  await shot(page, "overview-by-cause");
+  // On a phone the three views' buttons and the wider table by cause do not push the page sideways.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await expect
+    .poll(() => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth))
+    .toBeLessThanOrEqual(0);
+  for (const name of ["By provider", "By kind", "By cause"]) {
+    const box = (await page.getByRole("button", { name }).boundingBox())!;
+    expect(box.x + box.width, name).toBeLessThanOrEqual(390);
+  }
 });
 
 test("ops reprocesses a claim that gave up from the stuck-claims page; the worker completes it exactly once", async ({

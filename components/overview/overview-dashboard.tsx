@@ -7,8 +7,16 @@ import Link from "next/link";
 import { useState } from "react";
 import { api } from "@/components/api-client";
 import { duration, latency, plural, utc } from "@/components/format";
-import { DiscrepancyChart, type ChartDay } from "@/components/overview/discrepancy-chart";
+import {
+  causeLabel,
+  type ChartDay,
+  type ChartView,
+  DiscrepancyChart,
+  KINDS,
+  kindLabel,
+} from "@/components/overview/discrepancy-chart";
 import { num, TableHead } from "@/components/table-head";
+import { TableScroll } from "@/components/table-scroll";
 
 type Verdict = {
   verdict: "falling" | "flat" | "rising";
@@ -25,7 +33,14 @@ type AckWindow = { windowMs: number; from: string; p99: Quantile; deliveries: nu
 
 export type OverviewData = {
   range: { days: 30 | 90; from: string; to: string };
-  series: { days: ChartDay[]; providers: string[]; total: number; reconciledDays: number };
+  series: { days: ChartDay[]; providers: string[]; causes: string[]; total: number; reconciledDays: number };
+  control: {
+    breaches: { provider: string; day: string; rate: number; limit: number; text: string }[];
+    judgedDays: number;
+    notEnoughHistory: { provider: string; days: number }[];
+    windowDays: number;
+    minHistoryDays: number;
+  };
   verdict: Verdict;
   verdictByProvider: Record<string, Verdict>;
   ack: { sloSeconds: number; recent: AckWindow; day: AckWindow; since: string };
@@ -69,6 +84,55 @@ function tone(v: Verdict): "good" | "bad" {
   return v.verdict === "falling" || (v.verdict === "flat" && v.meanPerDay === 0) ? "good" : "bad";
 }
 const ARROW = { falling: "↘", flat: "→", rising: "↗" } as const;
+
+const VIEWS: { view: ChartView; label: string }[] = [
+  { view: "provider", label: "By provider" },
+  { view: "kind", label: "By kind" },
+  { view: "cause", label: "By cause" },
+];
+const VIEW_CAPTION: Record<ChartView, string> = {
+  provider:
+    "One area per provider, overlaid; the line is the 7-day average of all providers. Hatched days were not reconciled for at least one provider (unknown, not zero).",
+  kind: "One bar per day, stacked by kind (theirs not ours, ours not theirs, mismatch, payout or bank); the line is the 7-day average. Hatched days were not reconciled (unknown, not zero).",
+  cause:
+    "One bar per day, stacked by cause (why Tally did not post it, or why it differs); the line is the 7-day average. Hatched days were not reconciled (unknown, not zero).",
+};
+
+/** The table's columns for a view: their headings and each day's figure. */
+function tableColumns(view: ChartView, series: OverviewData["series"]) {
+  if (view === "provider")
+    return series.providers.map((p) => ({ heading: p, value: (d: ChartDay) => d.byProvider[p] ?? null }));
+  if (view === "kind")
+    return KINDS.map((k) => ({ heading: kindLabel(k), value: (d: ChartDay) => d.byKind?.[k] ?? null }));
+  return series.causes.map((c) => ({ heading: causeLabel(c), value: (d: ChartDay) => d.byCause?.[c] ?? 0 }));
+}
+
+function ControlLimit({ control }: { control: OverviewData["control"] }) {
+  const rule = `A day is a breach when its rate (discrepancies / compared) is above p̄ + 3·√(p̄(1−p̄)/n): p̄ over the reconciled days of the ${control.windowDays} before it, n the day's compared count.`;
+  return (
+    <div className="small" data-testid="control-limit">
+      {control.breaches.length > 0 ? (
+        <p className="tone-bad" data-testid="control-breaches">
+          <strong>Breaches:</strong> {control.breaches.map((b) => b.text).join("; ")}
+        </p>
+      ) : (
+        <p data-testid="control-breaches">
+          {control.judgedDays > 0
+            ? `No day above its control limit (${plural(control.judgedDays, "day")} judged).`
+            : "No day judged against a control limit yet."}
+        </p>
+      )}
+      {control.notEnoughHistory.length > 0 && (
+        <p className="muted">
+          Not enough history to judge:{" "}
+          {control.notEnoughHistory.map((n) => `${plural(n.days, "day")} of ${n.provider}`).join(", ")} (a day needs{" "}
+          {control.minHistoryDays} reconciled days among the {control.windowDays} before it).
+        </p>
+      )}
+      <p className="muted">{rule}</p>
+    </div>
+  );
+}
 
 function ackText(q: Quantile): string {
   if (q.kind === "none") return "—";
@@ -134,6 +198,7 @@ export function OverviewDashboard({
   links: { claims: boolean; cases: boolean; reconciliation: boolean };
 }) {
   const [days, setDays] = useState<30 | 90>(initial.range.days);
+  const [view, setView] = useState<ChartView>("provider");
   const { data, error, isFetching } = useQuery({
     queryKey: ["overview", tenant, days],
     queryFn: () => api<OverviewData>(`/api/v1/tenants/${tenant}/overview?days=${days}`),
@@ -143,7 +208,11 @@ export function OverviewDashboard({
   });
   if (!data) return <p className="muted">Loading…</p>;
   const v = data.verdict;
-  const caption = `Discrepancies per day, ${data.range.from} to ${data.range.to}: ${plural(data.series.total, "discrepancy", "discrepancies")} on ${plural(data.series.reconciledDays, "reconciled day")}${data.series.providers.length ? ` (${data.series.providers.join(", ")})` : ""}. One area per provider, overlaid; the line is the 7-day average of all providers. Hatched days were not reconciled for at least one provider (unknown, not zero).`;
+  const breaches = data.control.breaches.length
+    ? ` Red diamonds mark ${plural(data.control.breaches.length, "day")} above the control limit: ${data.control.breaches.map((b) => b.text).join("; ")}.`
+    : "";
+  const caption = `Discrepancies per day, ${data.range.from} to ${data.range.to}: ${plural(data.series.total, "discrepancy", "discrepancies")} on ${plural(data.series.reconciledDays, "reconciled day")}${data.series.providers.length ? ` (${data.series.providers.join(", ")})` : ""}. ${VIEW_CAPTION[view]}${breaches}`;
+  const columns = tableColumns(view, data.series);
   return (
     <div className="overview">
       {error && (
@@ -178,6 +247,13 @@ export function OverviewDashboard({
         <section className="panel" aria-labelledby="trend-h">
           <div className="panel-head">
             <h2 id="trend-h">Discrepancies per day</h2>
+            <div role="group" aria-label="Chart by" className="segmented">
+              {VIEWS.map((v) => (
+                <button key={v.view} type="button" aria-pressed={view === v.view} onClick={() => setView(v.view)}>
+                  {v.label}
+                </button>
+              ))}
+            </div>
             <div role="group" aria-label="Range" className="segmented">
               {([30, 90] as const).map((d) => (
                 <button key={d} type="button" aria-pressed={days === d} onClick={() => setDays(d)}>
@@ -225,36 +301,56 @@ export function OverviewDashboard({
               </p>
             </div>
           ) : (
-            <DiscrepancyChart days={data.series.days} providers={data.series.providers} caption={caption} />
+            <DiscrepancyChart
+              days={data.series.days}
+              providers={data.series.providers}
+              causes={data.series.causes}
+              view={view}
+              caption={caption}
+            />
           )}
+          <ControlLimit control={data.control} />
           <p className="small" data-testid="discrepancy-total">
             <strong>{data.series.total}</strong> discrepancies in the last {data.range.days} days, on{" "}
             {plural(data.series.reconciledDays, "reconciled day")}.
           </p>
           <details>
             <summary>The daily counts as a table</summary>
-            <table className="table compact" data-testid="discrepancy-table">
-              <caption className="visually-hidden">Discrepancies per day and provider</caption>
-              <TableHead
-                columns={["Day", ...data.series.providers.map((p) => num(p)), num("Total"), num("7-day average")]}
-              />
-              <tbody>
-                {data.series.days
-                  .filter((d) => d.total !== null)
-                  .map((d) => (
-                    <tr key={d.day}>
-                      <td>{d.day}</td>
-                      {data.series.providers.map((p) => (
-                        <td key={p} className="num">
-                          {d.byProvider[p] ?? <span className="muted small">not reconciled</span>}
+            <TableScroll label="Discrepancies per day">
+              <table className="table compact" data-testid="discrepancy-table">
+                <caption className="visually-hidden">
+                  Discrepancies per day and {view === "provider" ? "provider" : view}
+                </caption>
+                <TableHead
+                  columns={[
+                    "Day",
+                    ...columns.map((c) => num(c.heading)),
+                    num("Total"),
+                    num("7-day average"),
+                    "Above limit",
+                  ]}
+                />
+                <tbody>
+                  {data.series.days
+                    .filter((d) => d.total !== null)
+                    .map((d) => (
+                      <tr key={d.day}>
+                        <td>{d.day}</td>
+                        {columns.map((c) => (
+                          <td key={c.heading} className="num">
+                            {c.value(d) ?? <span className="muted small">not reconciled</span>}
+                          </td>
+                        ))}
+                        <td className="num">{d.total}</td>
+                        <td className="num">{d.average7 ?? "—"}</td>
+                        <td className={d.breaches.length ? "tone-bad" : undefined}>
+                          {d.breaches.length ? `breach: ${d.breaches.map((b) => b.provider).join(", ")}` : ""}
                         </td>
-                      ))}
-                      <td className="num">{d.total}</td>
-                      <td className="num">{d.average7 ?? "—"}</td>
-                    </tr>
-                  ))}
-              </tbody>
-            </table>
+                      </tr>
+                    ))}
+                </tbody>
+              </table>
+            </TableScroll>
           </details>
         </section>
 
