@@ -58,8 +58,12 @@ export const FAILED_LOOKBACK_DAYS = 7;
 
 // Quoted strings of a JSON body, read from its bytes without decoding them: encode(…,
 // 'escape') never fails (a body need not be valid UTF-8) and leaves ASCII as it is,
-// so an ASCII reference appears exactly as it does in the body.
-const QUOTED = String.raw`"([^"\\]{1,255})"`;
+// so an ASCII reference appears exactly as it does in the body. Unbounded, not
+// {1,255}: PostgreSQL's regex engine expands a bounded repeat into that many states.
+// Measured (2 cores, embedded PostgreSQL 18): 100,000 theirs-not-ours against 5,000
+// failed and 2,000 queued 1 KB bodies of the tenant (and 20,000 of another tenant)
+// take 2.3 s, 0.04 ms per body read; with {1,255} it was 1.9 ms per body and 20 s.
+const QUOTED = String.raw`"([^"\\]+)"`;
 
 /**
  * Refines the cause of this run's theirs-not-ours discrepancies from what Tally stored.
