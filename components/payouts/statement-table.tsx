@@ -21,7 +21,7 @@ export function StatementTable({ statement }: { statement: PayoutStatement }) {
   return (
     <table className="data statement" data-testid="payout-statement">
       <caption className="visually-hidden">Close statement of payout {statement.reference}</caption>
-      <TableHead columns={["", num(`${statement.provider}'s report`), num("Our ledger")]} />
+      <TableHead columns={["Line of the statement", num(`${statement.provider}'s report`), num("Our ledger")]} />
       <tbody>
         {ROWS.map(({ key, label }) => {
           const theirs = statement.theirs[key];

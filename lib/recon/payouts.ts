@@ -183,7 +183,9 @@ export async function getPayout(tenantId: string, provider: Provider, reference:
   >(Prisma.sql`
     WITH l AS (
       SELECT line_id, reference, kind::text AS kind, occurred_at, trim(currency) AS currency, gross, fee FROM payout_lines
-      WHERE tenant_id = ${tenantId}::uuid AND provider = ${provider}::"Provider" AND payout_reference = ${reference})
+      WHERE tenant_id = ${tenantId}::uuid AND provider = ${provider}::"Provider" AND payout_reference = ${reference}
+        -- The payout's own line is its amount, shown in the statement.
+        AND kind NOT IN ('PAYOUT', 'PAYOUT_FAILED'))
     SELECT l.*,
       coalesce((SELECT sum(e.amount) FROM postings po JOIN ledger_entries e ON e.posting_id = po.id AND e.currency = l.currency
                 JOIN accounts a ON a.id = e.account_id AND a.kind = 'PROVIDER_CLEARING'

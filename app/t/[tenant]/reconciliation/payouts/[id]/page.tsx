@@ -104,7 +104,7 @@ export default async function PayoutPage({ params }: { params: DetailParams }) {
                 num("Their fee"),
                 num("Our gross"),
                 num("Our fee"),
-                "",
+                "Both sides",
               ]}
             />
             <tbody>
