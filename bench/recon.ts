@@ -268,6 +268,12 @@ async function main(db: BenchDatabase) {
   console.log(
     `  phases: stream+COPY ${r.value.phasesMs.load} ms, compare ${r.value.phasesMs.compare} ms, fetch ${r.value.phasesMs.fetch} ms`,
   );
+  console.log(
+    `  compare, by step (ms): ${Object.entries(r.value.compareSteps)
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, v]) => `${k}: ${v}`)
+      .join("; ")}`,
+  );
   await closeDb();
 
   const ratio = seconds / base.seconds;
@@ -280,7 +286,7 @@ async function main(db: BenchDatabase) {
   console.log(`\ntime tally/baseline: ${fmt(ratio, 2)}x`);
   for (const [name, ok] of Object.entries(verdicts)) console.log(`  ${ok ? "PASS" : "FAIL"}  ${name}`);
   console.log(
-    `saved ${saveResult("recon", { rows: ROWS, baselineSeconds: base.seconds, tallySeconds: seconds, phasesMs: r.value.phasesMs, ratio, peakRssMiB: peak / 2 ** 20, startRssMiB: startRss / 2 ** 20, buckets: got, expected, verdicts })}`,
+    `saved ${saveResult("recon", { rows: ROWS, baselineSeconds: base.seconds, tallySeconds: seconds, phasesMs: r.value.phasesMs, compareSteps: r.value.compareSteps, ratio, peakRssMiB: peak / 2 ** 20, startRssMiB: startRss / 2 ** 20, buckets: got, expected, verdicts })}`,
   );
   if (!Object.values(verdicts).every(Boolean)) process.exitCode = 1;
 }

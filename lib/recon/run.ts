@@ -74,6 +74,8 @@ export type ReconSummary = {
   durationMs: number;
   /** Where the time went: streaming the lines in, comparing in SQL, fetching missing events. */
   phasesMs: { load: number; compare: number; fetch: number };
+  /** The compare's statements and steps, by name, in milliseconds. */
+  compareSteps: Record<string, number>;
 };
 
 class Refused extends Error {
@@ -292,8 +294,16 @@ async function compare(
   const feesInWebhooks = adapterFor(input.provider)?.feesInWebhooks === true;
   const { tenantId, provider } = input;
   const margin = config().TALLY_RECON_TIMING_MARGIN_MS;
+  // Each statement's time, by its first words: where a large report's compare goes (bench:recon prints it).
+  const steps: Record<string, number> = {};
+  const timed = async <R>(name: string, work: Promise<R>): Promise<R> => {
+    const t = performance.now();
+    const r = await work;
+    steps[name] = (steps[name] ?? 0) + Math.round(performance.now() - t);
+    return r;
+  };
   const q = <T extends Record<string, unknown> = Record<string, unknown>>(sql: string, params: unknown[] = []) =>
-    client.query<T>(sql, params).then((r) => r);
+    timed(sql.trim().split(/\s+/).slice(0, 5).join(" "), client.query<T>(sql, params));
 
   // Theirs: each line's movement, and its fee as a movement of its own (reference
   // + ":fee", on the clearing account as the provider's balance moved: minus the fee),
@@ -384,12 +394,18 @@ async function compare(
      WHERE id = ANY($1::bigint[]) AND bucket = 'WITHIN_TOLERANCE'`,
     [upserted.rows.map((r) => r.id), String(rules.toleranceMinor)],
   );
-  const fromSettlement = await postFromSettlement(client, tenantId, provider, runId);
-  await refineCauses(
-    client,
-    tenantId,
-    provider,
-    upserted.rows.map((r) => BigInt(r.id)),
+  const fromSettlement = await timed(
+    "postFromSettlement",
+    postFromSettlement(client, tenantId, provider, runId, feesInWebhooks),
+  );
+  await timed(
+    "refineCauses",
+    refineCauses(
+      client,
+      tenantId,
+      provider,
+      upserted.rows.map((r) => BigInt(r.id)),
+    ),
   );
 
   // Only a person decides ours-not-theirs and mismatches; a case resolved earlier stays resolved.
@@ -458,7 +474,7 @@ async function compare(
     );
   }
 
-  const payouts = await reconcilePayouts(client, tenantId, provider, runId);
+  const payouts = await timed("reconcilePayouts", reconcilePayouts(client, tenantId, provider, runId));
 
   await q(
     `INSERT INTO recon_day_stats (tenant_id, provider, day, compared)
@@ -535,6 +551,7 @@ async function compare(
     silence,
     durationMs: Date.now() - started,
     phasesMs: { load: 0, compare: 0, fetch: 0 },
+    compareSteps: steps,
   };
 }
 
@@ -552,6 +569,7 @@ async function postFromSettlement(
   tenantId: string,
   provider: Provider,
   runId: bigint,
+  feesInWebhooks: boolean,
 ): Promise<{ fees: number; others: number }> {
   const { rows } = await client.query<{ fees: string; others: string }>(
     `WITH todo AS (
@@ -572,18 +590,23 @@ async function postFromSettlement(
           'description', $2::text || ' ' || lower(replace(kind, '_', ' ')) || ' ' || reference || ', from the settlement')),
         'source', jsonb_build_object('runId', $3::text, 'row', row_no, 'line', coalesce(raw, '')))::text, 'UTF8') AS body
       FROM todo),
+    hashed AS (SELECT reference, kind, body, sha256(body) AS sha FROM bodies),
     stored AS (
       INSERT INTO raw_events (tenant_id, provider, source, raw_body, body_sha256, headers)
-      SELECT $1::uuid, $2::"Provider", 'SETTLEMENT', body, sha256(body),
+      SELECT $1::uuid, $2::"Provider", 'SETTLEMENT', body, sha,
              jsonb_build_object('content-type', 'application/json', 'x-tally-settlement-run', $3::text)
-      FROM bodies RETURNING id, convert_from(raw_body, 'UTF8')::jsonb -> 'movement' AS m),
+      FROM hashed RETURNING id, body_sha256),
+    -- The stored events that have a discrepancy to mark (not the expected fees), each found by
+    -- its body's hash: parsing a million bodies back, or joining them all, costs more.
+    found AS (
+      SELECT h.reference, s.id FROM stored s JOIN hashed h ON h.sha = s.body_sha256 WHERE h.kind <> 'FEE' OR $6::boolean),
     marked AS (
-      UPDATE recon_discrepancies d SET state = 'FETCHED', raw_event_id = s.id, note = 'posted from the settlement by run ' || $3::text
-      FROM stored s
-      WHERE d.tenant_id = $1::uuid AND d.provider = $2::"Provider" AND d.reference = s.m ->> 'reference' AND d.bucket = 'THEIRS_NOT_OURS'
+      UPDATE recon_discrepancies d SET state = 'FETCHED', raw_event_id = f.id, note = 'posted from the settlement by run ' || $3::text
+      FROM found f
+      WHERE d.tenant_id = $1::uuid AND d.provider = $2::"Provider" AND d.reference = f.reference AND d.bucket = 'THEIRS_NOT_OURS'
         AND d.state IN ('OPEN', 'FETCH_FAILED'))
-    SELECT count(*) FILTER (WHERE m ->> 'kind' = 'FEE') AS fees, count(*) FILTER (WHERE m ->> 'kind' <> 'FEE') AS others FROM stored`,
-    [tenantId, provider, String(runId), [...SETTLEMENT_KINDS], SETTLEMENT_MOVEMENT_TYPE],
+    SELECT count(*) FILTER (WHERE kind = 'FEE') AS fees, count(*) FILTER (WHERE kind <> 'FEE') AS others FROM hashed`,
+    [tenantId, provider, String(runId), [...SETTLEMENT_KINDS], SETTLEMENT_MOVEMENT_TYPE, feesInWebhooks],
   );
   const fees = Number(rows[0]!.fees);
   const others = Number(rows[0]!.others);
