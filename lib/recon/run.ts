@@ -394,10 +394,7 @@ async function compare(
      WHERE id = ANY($1::bigint[]) AND bucket = 'WITHIN_TOLERANCE'`,
     [upserted.rows.map((r) => r.id), String(rules.toleranceMinor)],
   );
-  const fromSettlement = await timed(
-    "postFromSettlement",
-    postFromSettlement(client, tenantId, provider, runId, feesInWebhooks),
-  );
+  // Before the settlement postings: their raw events are queued, and the causes read the queue's webhooks.
   await timed(
     "refineCauses",
     refineCauses(
@@ -406,6 +403,10 @@ async function compare(
       provider,
       upserted.rows.map((r) => BigInt(r.id)),
     ),
+  );
+  const fromSettlement = await timed(
+    "postFromSettlement",
+    postFromSettlement(client, tenantId, provider, runId, feesInWebhooks),
   );
 
   // Only a person decides ours-not-theirs and mismatches; a case resolved earlier stays resolved.
