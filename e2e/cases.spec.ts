@@ -2,9 +2,12 @@
 // settled. Accountant A proposes the reversal and cannot approve it (no button,
 // and a forged request is refused); accountant B approves; the ledger shows the
 // reversing posting and the balance moves by exactly its amount; the audit log
-// has both steps. Ops cannot decide cases at all.
+// has both steps. Ops cannot decide cases at all. And a close: a split payment's
+// case assigned, snoozed and unsnoozed, then linked to the provider's two lines by
+// accountant A and approved by accountant B.
 import { expect, test, type Page } from "@playwright/test";
-import { demo, demoUser, shot, signInApi, signInPage } from "./support";
+import { count } from "./db";
+import { demo, demoUser, sendStripe, shot, signInApi, signInPage, stripePayment, unique } from "./support";
 
 type CaseRow = { id: string; kind: string; status: string; discrepancy: { reference: string; ourAmount: string } };
 
@@ -173,4 +176,138 @@ test("ops cannot see cases and cannot approve: no page, and the API answers 403"
       })
     ).status,
   ).toBe(403);
+});
+
+test("a close: accountant A takes a split payment's case, snoozes and unsnoozes it, proposes linking the provider's two lines to our posting; accountant B approves", async ({
+  page,
+}) => {
+  test.setTimeout(180_000);
+  // Our payment of $100.00, which Stripe settled as two lines under other references.
+  const reference = unique("pi_e2e_split_");
+  const payment = stripePayment(reference, { amount: 10_000, account: "acct_e2e_split" });
+  await sendStripe(page.request, payment);
+  await expect
+    .poll(() => count(`SELECT count(*) AS n FROM postings WHERE provider_reference = $1`, [reference]), {
+      timeout: 30_000,
+    })
+    .toBe(1);
+  // The report's window is its lines' span: the second our payment was made, and no other posting's.
+  const at = (ms: number) => new Date(payment.created * 1000 + ms).toISOString();
+  const report = `${[
+    "reference,kind,amount,currency,occurred_at",
+    `${reference}_a,payment,60.00,USD,${at(0)}`,
+    `${reference}_b,payment,40.00,USD,${at(500)}`,
+  ].join("\n")}\n`;
+  const a = await signInApi(demoUser("accountant"));
+  const upload = await a.api.post(
+    `/api/v1/tenants/${demo().tenant}/reconciliation/uploads?provider=stripe&name=split.csv`,
+    {
+      headers: { "x-csrf-token": a.csrf, "content-type": "text/csv" },
+      data: report,
+    },
+  );
+  expect(upload.status(), await upload.text()).toBe(201);
+  expect(await upload.json()).toMatchObject({ oursNotTheirs: 1, theirsNotOurs: 2 });
+  const listed = await a.call("GET", `/api/v1/tenants/${demo().tenant}/cases?kind=OURS_NOT_THEIRS`);
+  const splitCase = (listed.json as { cases: CaseRow[] }).cases.find((c) => c.discrepancy.reference === reference)!;
+  const url = `/t/${demo().tenant}/cases/${splitCase.id}`;
+
+  await signInPage(page, demoUser("accountant"));
+  await page.goto(url);
+  await expect(page.getByTestId("due")).toContainText(/in \d+ days?/);
+  const work = page.getByTestId("case-work");
+  await expect(work.getByTestId("assignee")).toContainText("Nobody has this case yet");
+
+  // Assign to me: the picker starts on me; the reason goes to the audit log.
+  await work.getByRole("button", { name: "Assign…" }).click();
+  let dialog = page.getByRole("dialog", { name: new RegExp(`Assign case #${splitCase.id} to`) });
+  await dialog.getByLabel("Reason").fill("Stripe split charges are mine this month");
+  await dialog.getByRole("button", { name: "Assign" }).click();
+  await expect(work.getByTestId("assignee")).toContainText("(you)");
+
+  // Snooze until tomorrow (the first day offered): out of the open list, under snoozed.
+  await work.getByRole("button", { name: "Snooze…" }).click();
+  dialog = page.getByRole("dialog", { name: new RegExp(`Snooze case #${splitCase.id} until`) });
+  await dialog.getByLabel("Reason").fill("Stripe support answers tomorrow");
+  await dialog.getByRole("button", { name: "Snooze" }).click();
+  await expect(work.getByTestId("snoozed")).toContainText("Stripe support answers tomorrow");
+  await shot(page, "case-snoozed");
+  await page.goto(`/t/${demo().tenant}/cases?assignee=mine`);
+  await expect(page.getByRole("row", { name: new RegExp(reference) })).toHaveCount(0);
+  await page
+    .getByTestId("aging")
+    .getByRole("link", { name: /snoozed/ })
+    .click();
+  await expect(page.getByRole("row", { name: new RegExp(reference) })).toContainText("snoozed until");
+  await shot(page, "cases-snoozed-list");
+
+  await page.goto(url);
+  await work.getByRole("button", { name: "Unsnooze…" }).click();
+  dialog = page.getByRole("dialog", { name: `Unsnooze case #${splitCase.id}?` });
+  await dialog.getByLabel("Reason").fill("Stripe answered: it was split");
+  await dialog.getByRole("button", { name: "Unsnooze" }).click();
+  await expect(work.getByTestId("snoozed")).toHaveCount(0);
+  await page.goto(`/t/${demo().tenant}/cases?assignee=mine&age=0-1`);
+  const row = page.getByRole("row", { name: new RegExp(reference) });
+  await expect(row).toContainText("0–1 days");
+  await expect(row).toContainText("(you)");
+  await shot(page, "cases-aging-mine");
+
+  // Propose the link: both lines ticked add up to our posting.
+  await page.goto(url);
+  await page.getByRole("radio", { name: /^Link — these settlement lines/ }).check();
+  const picker = page.getByTestId("link-picker");
+  await picker.getByLabel(`${reference}_a`).check();
+  await expect(page.getByTestId("link-total")).toContainText("$40.00 short");
+  await expect(page.getByRole("button", { name: "Propose" })).toBeDisabled();
+  await picker.getByLabel(`${reference}_b`).check();
+  await expect(page.getByTestId("link-total")).toContainText("Chosen $100.00 of $100.00: adds up");
+  await page
+    .getByLabel("Reason (for the checker and the audit log)")
+    .fill("Stripe settled the split charge as two lines");
+  await shot(page, "case-propose-link");
+  await page.getByRole("button", { name: "Propose" }).click();
+  const pending = page.getByTestId("pending-proposal");
+  await expect(pending.getByTestId("link-lines")).toContainText(`${reference}_a`);
+  await expect(pending.getByTestId("link-lines")).toContainText("$100.00");
+  await expect(page.getByTestId("own-proposal")).toBeVisible();
+  await expect(page.getByRole("button", { name: /approve/i })).toHaveCount(0);
+
+  // Accountant B approves; the case is resolved, the link kept in its history.
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await expect(page).toHaveURL(/\/login$/);
+  await signInPage(page, accountantB());
+  await page.goto(url);
+  await page.getByRole("button", { name: "Approve the link…" }).click();
+  const approve = page.getByRole("dialog", { name: /Approve case #\d+'s proposal\?/ });
+  await expect(approve).toContainText("nothing is posted to the ledger");
+  await expect(approve.getByTestId("link-lines")).toContainText(`${reference}_b`);
+  await approve.getByRole("button", { name: "Approve" }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toContainText("resolved");
+  await expect(page.locator("dt", { hasText: "Outcome" }).locator("xpath=following-sibling::dd[1]")).toContainText(
+    `linked by case #${splitCase.id}: ${reference}_a + ${reference}_b`,
+  );
+  await expect(page.getByTestId("link-lines").first()).toContainText("$100.00");
+  await shot(page, "case-linked");
+  expect(
+    await count(
+      `SELECT count(*) AS n FROM recon_discrepancies WHERE reference IN ($1, $2, $3) AND state = 'RESOLVED'`,
+      [reference, `${reference}_a`, `${reference}_b`],
+    ),
+  ).toBe(3);
+  expect(await count(`SELECT count(*) AS n FROM postings WHERE provider_reference LIKE $1`, [`${reference}%`])).toBe(1);
+
+  // The audit log has every step, each by its person.
+  await page.goto(`/t/${demo().tenant}/audit?action=case.`);
+  // The row's accessible name has its cells apart: "… case.assign case 12 …" (its text content runs them together).
+  for (const [action, who] of [
+    ["case.assign", "accountant.a@demo.tally"],
+    ["case.snooze", "accountant.a@demo.tally"],
+    ["case.unsnooze", "accountant.a@demo.tally"],
+    ["case.propose", "accountant.a@demo.tally"],
+    ["case.approve", "accountant.b@demo.tally"],
+  ] as const)
+    await expect(
+      page.getByRole("row", { name: new RegExp(`${action.replace(".", "\\.")} case ${splitCase.id} `) }).first(),
+    ).toContainText(who);
 });

@@ -38,8 +38,8 @@ export function CaseWork(p: CaseWorkProps) {
   const chosen = p.people.find((x) => x.id === target) ?? null;
   if (!open) return null;
   return (
-    <section className="panel stack" aria-labelledby="work-h" data-testid="case-work">
-      <h2 id="work-h">Who works it</h2>
+    <section className="panel stack" aria-labelledby="case-work-h" data-testid="case-work">
+      <h2 id="case-work-h">Who works it</h2>
       <p data-testid="assignee">
         {p.assignee ? (
           <>
@@ -76,7 +76,7 @@ export function CaseWork(p: CaseWorkProps) {
         <p className="muted small">Only accountants assign cases.</p>
       )}
 
-      <h2 id="snooze-h">Snooze</h2>
+      <h2 id="case-snooze-h">Snooze</h2>
       {p.snoozed && p.snoozedUntil ? (
         <p data-testid="snoozed">
           Snoozed until <strong>{p.snoozedUntil.slice(0, 10)}</strong> ({p.snoozedUntil.slice(11, 16)} UTC): “
@@ -97,7 +97,7 @@ export function CaseWork(p: CaseWorkProps) {
         ) : p.status === "PROPOSED" ? (
           <p className="small muted">A case waiting for approval cannot be snoozed: its checker has to see it.</p>
         ) : (
-          <div className="filters" role="group" aria-labelledby="snooze-h">
+          <div className="filters" role="group" aria-labelledby="case-snooze-h">
             <label>
               Until
               <input
