@@ -208,3 +208,62 @@ describe("the endpoint's tolerance", () => {
     expect(refused).toMatchObject({ ok: false, reason: "invalid_match_rules" });
   });
 });
+
+describe("a payout's statement", () => {
+  it("a payout its lines do not add up to opens a PAYOUT_RESIDUAL case; the corrected report closes it, audited", async () => {
+    const t = now + 240;
+    const pay = aStripePayment({ amount: 10_000, created: t });
+    const pi = pay.data.object.id;
+    const po = unique("po_");
+    await send(pay);
+    await send(
+      event(
+        "payout.paid",
+        {
+          id: po,
+          object: "payout",
+          amount: 9_600,
+          currency: "usd",
+          destination: "ba_test",
+          status: "paid",
+          created: t + 1,
+        },
+        t + 1,
+      ),
+    );
+    await drainAll();
+    const charge = `${unique("txn_")},${at(t)},usd,100.00,3.20,96.80,charge,ch_3,${pi},ch_3,${po}`;
+    const payoutLine = (gross: string) => `txn_${po},${at(t + 1)},usd,${gross},0.00,${gross},payout,${po},,,${po}`;
+    // Stripe's report says the payout was 96.00, which is also what payout.paid said; its line nets 96.80.
+    const short = await reconcile([charge, payoutLine("-96.00")]);
+    expect(short).toMatchObject({ payouts: 1, payoutResiduals: 1, feesPosted: 1, mismatched: 0 });
+    const d = await prisma.reconDiscrepancy.findFirstOrThrow({
+      where: { tenantId: tenant.id, reference: po, bucket: "PAYOUT_RESIDUAL" },
+      include: { case: true },
+    });
+    expect(d).toMatchObject({ cause: "PAYOUT_RESIDUAL", theirAmount: 9_600n, ourAmount: 9_680n, state: "OPEN" });
+    expect(d.case).toMatchObject({ kind: "PAYOUT_RESIDUAL", status: "OPEN" });
+    expect(d.theirLine).toMatchObject({
+      lines: expect.arrayContaining([expect.objectContaining({ reference: pi, fee: "320" })]),
+    });
+
+    // The same report again finds the same residual: no second case.
+    expect(await reconcile([charge, payoutLine("-96.00")])).toMatchObject({ payoutResiduals: 1, casesOpened: 0 });
+    expect(await prisma.case.count({ where: { tenantId: tenant.id, kind: "PAYOUT_RESIDUAL" } })).toBe(1);
+
+    // Stripe's corrected report: the lines and the payout agree.
+    const fixed = await reconcile([charge, payoutLine("-96.80")]);
+    expect(fixed).toMatchObject({ payouts: 1, payoutResiduals: 0 });
+    const closed = await prisma.reconDiscrepancy.findUniqueOrThrow({ where: { id: d.id }, include: { case: true } });
+    expect(closed).toMatchObject({ state: "RESOLVED", case: { status: "RESOLVED" } });
+    expect(closed.case!.resolution).toContain("balanced on re-check");
+    const audit = await prisma.auditLog.findFirstOrThrow({
+      where: { tenantId: tenant.id, action: "case.close", subjectId: String(closed.case!.id) },
+    });
+    expect(audit).toMatchObject({
+      actorType: "SYSTEM",
+      details: { discrepancyId: String(d.id), runId: String(fixed.runId) },
+    });
+    expect(audit.reason).toContain("statement balances");
+  });
+});

@@ -6,7 +6,7 @@
 // lines do not add up to it is a case (PAYOUT_RESIDUAL) carrying its statement and
 // lines; a later run that finds it balanced closes it.
 import type { PoolClient } from "pg";
-import { SYSTEM_ACTOR } from "@/lib/admin/audit";
+import { closeCasesOfResolved } from "@/lib/recon/recheck";
 import { Prisma, prisma } from "@/lib/platform/db";
 import type { PayoutStatus, Provider } from "@/lib/generated/prisma/enums";
 
@@ -396,26 +396,16 @@ export async function reconcilePayouts(
        RETURNING id::text`,
       [tenantId, provider, balanced, runId],
     );
-    const closed = await client.query<{ id: string; discrepancy_id: string }>(
-      `UPDATE cases SET status = 'RESOLVED', closed_at = now(), waiting_since = NULL, resolution = 'balanced on re-check by run ' || $2::text
-       WHERE discrepancy_id = ANY($1::bigint[]) AND status <> 'RESOLVED' RETURNING id::text, discrepancy_id::text`,
-      [fixed.rows.map((r) => r.id), runId],
+    await closeCasesOfResolved(
+      client,
+      tenantId,
+      fixed.rows.map((r) => r.id),
+      runId,
+      {
+        resolution: `balanced on re-check by run ${runId}`,
+        reason: `the payout's statement balances: re-check by reconciliation run ${runId}`,
+      },
     );
-    await client.query(
-      `UPDATE case_proposals SET status = 'SUPERSEDED', decided_at = now() WHERE case_id = ANY($1::bigint[]) AND status = 'PENDING'`,
-      [closed.rows.map((c) => c.id)],
-    );
-    for (const c of closed.rows)
-      await client.query(
-        `INSERT INTO audit_log (actor_type, actor_label, tenant_id, action, subject_type, subject_id, reason, details) VALUES ('SYSTEM', $1, $2, 'case.close', 'case', $3, $4, $5)`,
-        [
-          SYSTEM_ACTOR.label,
-          tenantId,
-          c.id,
-          `the payout's statement balances: re-check by reconciliation run ${runId}`,
-          JSON.stringify({ discrepancyId: c.discrepancy_id, runId: String(runId) }),
-        ],
-      );
   }
   return { payouts: touched.length, residuals };
 }

@@ -29,6 +29,7 @@ import { adapterFor } from "@/lib/providers";
 import { reconcilePayouts } from "@/lib/recon/payouts";
 import { SETTLEMENT_KINDS, SETTLEMENT_MOVEMENT_TYPE } from "@/lib/recon/settlement-movement";
 import { refineCauses } from "@/lib/recon/causes";
+import { closeCasesOfResolved } from "@/lib/recon/recheck";
 
 export type ReconSourceInput = { kind: "api" } | { kind: "csv"; file: string; format?: string };
 
@@ -451,29 +452,19 @@ async function compare(
     RETURNING d.id::text, d.bucket::text, d.reference`,
     [tenantId, provider, runId],
   );
-  const closed = await q<{ id: string; discrepancy_id: string }>(
-    `
-    UPDATE cases SET status = 'RESOLVED', closed_at = now(), waiting_since = NULL, resolution = 'matched on re-check by run ' || $2::text
-    WHERE discrepancy_id = ANY($1::bigint[]) AND status <> 'RESOLVED' RETURNING id::text, discrepancy_id::text`,
-    [rechecked.rows.map((r) => r.id), runId],
+  await timed(
+    "closeCasesOfResolved",
+    closeCasesOfResolved(
+      client,
+      tenantId,
+      rechecked.rows.map((r) => r.id),
+      runId,
+      {
+        resolution: `matched on re-check by run ${runId}`,
+        reason: `the provider reported it: matched on re-check by reconciliation run ${runId}`,
+      },
+    ),
   );
-  // A proposal still waiting for approval has nothing left to decide.
-  await q(
-    `UPDATE case_proposals SET status = 'SUPERSEDED', decided_at = now() WHERE case_id = ANY($1::bigint[]) AND status = 'PENDING'`,
-    [closed.rows.map((c) => c.id)],
-  );
-  for (const c of closed.rows) {
-    await q(
-      `INSERT INTO audit_log (actor_type, actor_label, tenant_id, action, subject_type, subject_id, reason, details) VALUES ('SYSTEM', $1, $2, 'case.close', 'case', $3, $4, $5)`,
-      [
-        SYSTEM_ACTOR.label,
-        tenantId,
-        c.id,
-        `the provider reported it: matched on re-check by reconciliation run ${runId}`,
-        JSON.stringify({ discrepancyId: c.discrepancy_id, runId: String(runId) }),
-      ],
-    );
-  }
 
   const payouts = await timed("reconcilePayouts", reconcilePayouts(client, tenantId, provider, runId));
 
