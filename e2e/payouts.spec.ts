@@ -40,15 +40,14 @@ test("an accountant closes payouts: a balanced one, and one 1.00 short followed 
   await expect
     .poll(
       () =>
-        withDb(
-          async (c) =>
-            Number(
-              (
-                await c.query(`SELECT count(*) FROM postings WHERE kind = 'PAYOUT' AND provider_reference = ANY($1)`, [
-                  payouts,
-                ])
-              ).rows[0].count,
-            ),
+        withDb(async (c) =>
+          Number(
+            (
+              await c.query(`SELECT count(*) FROM postings WHERE kind = 'PAYOUT' AND provider_reference = ANY($1)`, [
+                payouts,
+              ])
+            ).rows[0].count,
+          ),
         ),
       { timeout: 60_000 },
     )
