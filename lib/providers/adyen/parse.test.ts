@@ -72,6 +72,27 @@ describe("Adyen notification parsing", () => {
     expect(account("/order-77")).toBeNull();
   });
 
+  it("maps a dispute's CHARGEBACK, CHARGEBACK_REVERSED and SECOND_CHARGEBACK to its withdrawals and reinstatement, keyed by the dispute; notices move nothing", () => {
+    const common = { pspReference: "9915555555555555", originalReference: "8816178952380553", value: 1000 };
+    const r = parse(
+      anAdyenBatch([
+        anAdyenItem({ ...common, eventCode: "NOTIFICATION_OF_CHARGEBACK" }),
+        anAdyenItem({ ...common, eventCode: "CHARGEBACK" }),
+        anAdyenItem({ ...common, eventCode: "CHARGEBACK_REVERSED" }),
+        anAdyenItem({ ...common, eventCode: "SECOND_CHARGEBACK" }),
+      ]),
+    );
+    expect(
+      r.kind === "money" && r.movements.map((m) => [m.kind, m.reference, m.paymentReference, m.account, m.amount]),
+    ).toEqual([
+      ["DISPUTE", "9915555555555555", "8816178952380553", null, 1000n],
+      ["DISPUTE_REVERSAL", "9915555555555555:reinstated", "8816178952380553", null, 1000n],
+      ["DISPUTE", "9915555555555555:second", "8816178952380553", null, 1000n],
+    ]);
+    const orphan = parse(anAdyenBatch([anAdyenItem({ eventCode: "CHARGEBACK", pspReference: "9915555555555556" })]));
+    expect(orphan).toMatchObject({ kind: "failed", error: expect.stringContaining("originalReference: missing") });
+  });
+
   it("ignores failed items, other event codes, zero amounts; a batch moving no money is ignored", () => {
     const r = parse(
       anAdyenBatch([
@@ -84,7 +105,7 @@ describe("Adyen notification parsing", () => {
     expect(r).toEqual({
       kind: "ignored",
       eventType: "AUTHORISATION,CAPTURE,REPORT_AVAILABLE",
-      reason: "no successful AUTHORISATION or REFUND with an amount in the batch",
+      reason: "no successful AUTHORISATION, REFUND or chargeback with an amount in the batch",
     });
     const mixed = parse(
       anAdyenBatch([anAdyenItem({ success: "false" }), anAdyenItem({ pspReference: "PAID000000000001" })]),

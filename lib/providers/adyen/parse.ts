@@ -4,7 +4,17 @@
 // |--------------------------|----------|-------------|-------------------|
 // | AUTHORISATION            | PAYMENT  | pspReference |                  |
 // | REFUND                   | REFUND   | pspReference | originalReference (the payment's pspReference) |
+// | CHARGEBACK               | DISPUTE  | pspReference (the dispute's) | originalReference (the payment's) |
+// | SECOND_CHARGEBACK        | DISPUTE  | pspReference + ":second" | originalReference |
+// | CHARGEBACK_REVERSED      | DISPUTE_REVERSAL | pspReference + ":reinstated" | originalReference |
 // | anything else, or failed | ignored  |             |                   |
+//
+// Disputes: every event of one dispute carries the dispute's own pspReference and the
+// disputed payment's as originalReference (docs.adyen.com, dispute webhooks);
+// CHARGEBACK takes the funds, CHARGEBACK_REVERSED gives them back, a SECOND_CHARGEBACK
+// takes them again. NOTIFICATION_OF_CHARGEBACK, REQUEST_FOR_INFORMATION and the
+// defence events move no money. The Settlement Details Report keys its Chargeback,
+// ChargebackReversed and SecondChargeback records the same way (./report.ts).
 //
 // AUTHORISATION credits the payment: this assumes the merchant account captures
 // automatically (Adyen's default). CAPTURE items are ignored so a payment never
@@ -39,7 +49,16 @@ import {
 } from "@/lib/providers/fields";
 import type { Movement, ParseResult } from "@/lib/providers/types";
 
-const MONEY_CODES = { AUTHORISATION: "PAYMENT", REFUND: "REFUND" } as const;
+const MONEY_CODES = {
+  AUTHORISATION: "PAYMENT",
+  REFUND: "REFUND",
+  CHARGEBACK: "DISPUTE",
+  SECOND_CHARGEBACK: "DISPUTE",
+  CHARGEBACK_REVERSED: "DISPUTE_REVERSAL",
+} as const;
+
+/** A dispute's second withdrawal and its reinstatement are movements of their own. */
+const DISPUTE_SUFFIX: Record<string, string> = { SECOND_CHARGEBACK: ":second", CHARGEBACK_REVERSED: ":reinstated" };
 
 const batch = z.object({
   notificationItems: z.array(z.object({ NotificationRequestItem: z.record(z.string(), z.unknown()) })).min(1),
@@ -89,27 +108,35 @@ export function parseAdyen(rawBody: Buffer): ParseResult {
       return { kind: "failed", error: `notificationItems[${index}] ${eventCode}: ${describeZodError(m.error)}` };
     const item = m.data;
     if (item.amount.value === 0n) continue;
-    if (kind === "REFUND" && !item.originalReference)
+    if (kind !== "PAYMENT" && !item.originalReference)
       return {
         kind: "failed",
-        error: `notificationItems[${index}] REFUND: originalReference: missing (the refunded payment's pspReference)`,
+        error: `notificationItems[${index}] ${eventCode}: originalReference: missing (the ${kind === "REFUND" ? "refunded" : "disputed"} payment's pspReference)`,
       };
+    const dispute = kind === "DISPUTE" || kind === "DISPUTE_REVERSAL";
     movements.push({
       kind,
-      reference: item.pspReference,
-      account: adyenAccount(item.merchantReference),
-      ...(kind === "REFUND" && { paymentReference: item.originalReference }),
+      reference: `${item.pspReference}${DISPUTE_SUFFIX[eventCode] ?? ""}`,
+      // A dispute moves the provider's money (disputes:adyen), not a customer's.
+      account: dispute ? null : adyenAccount(item.merchantReference),
+      ...(kind !== "PAYMENT" && { paymentReference: item.originalReference }),
       amount: item.amount.value,
       currency: item.amount.currency,
       occurredAt: item.eventDate,
       description:
         kind === "PAYMENT"
           ? `Adyen payment ${item.pspReference}`
-          : `Adyen refund ${item.pspReference} of ${item.originalReference}`,
+          : kind === "REFUND"
+            ? `Adyen refund ${item.pspReference} of ${item.originalReference}`
+            : `Adyen ${eventCode.toLowerCase().replace("_", " ")} ${item.pspReference} of ${item.originalReference}`,
     });
   }
   const eventType = codes.join(",");
   if (movements.length === 0)
-    return { kind: "ignored", eventType, reason: "no successful AUTHORISATION or REFUND with an amount in the batch" };
+    return {
+      kind: "ignored",
+      eventType,
+      reason: "no successful AUTHORISATION, REFUND or chargeback with an amount in the batch",
+    };
   return { kind: "money", eventType, movements };
 }

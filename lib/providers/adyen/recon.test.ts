@@ -48,7 +48,7 @@ const HEADER = [
 ];
 type Row = {
   psp: string;
-  type: "Settled" | "Refunded" | "Fee" | "MerchantPayout";
+  type: "Settled" | "Refunded" | "Fee" | "MerchantPayout" | "Chargeback" | "ChargebackReversed" | "SecondChargeback";
   modification?: string;
   currency: string;
   debit?: string;
@@ -262,5 +262,99 @@ describe("Adyen's Settlement Details Report as published (fixtures/, 30 columns,
       reason: "malformed_report",
       message: expect.stringContaining('column "TimeZone": unknown time zone "XYZT"'),
     });
+  });
+
+  it("posts a dispute's CHARGEBACK and CHARGEBACK_REVERSED webhooks to disputes:adyen, and matches the report's Chargeback and ChargebackReversed records to them", async () => {
+    const payment = aPspReference();
+    const dispute = aPspReference();
+    const at = (h: number) => `2026-12-03T${String(h).padStart(2, "0")}:00:00+01:00`;
+    const items = [
+      anAdyenItem({ pspReference: payment, value: 4000, currency: "EUR", eventDate: at(9) }),
+      anAdyenItem({
+        eventCode: "NOTIFICATION_OF_CHARGEBACK",
+        pspReference: dispute,
+        originalReference: payment,
+        value: 4000,
+        currency: "EUR",
+        eventDate: at(10),
+      }),
+      anAdyenItem({
+        eventCode: "CHARGEBACK",
+        pspReference: dispute,
+        originalReference: payment,
+        value: 4000,
+        currency: "EUR",
+        eventDate: at(11),
+      }),
+      anAdyenItem({
+        eventCode: "CHARGEBACK_REVERSED",
+        pspReference: dispute,
+        originalReference: payment,
+        value: 4000,
+        currency: "EUR",
+        eventDate: at(12),
+      }),
+    ].map((item) => signedByAdyen(item, key));
+    expect((await deliver(webhookRequest(tenant.slug, "adyen", JSON.stringify(anAdyenBatch(items)), {}))).status).toBe(
+      200,
+    );
+    await drainAll();
+    const kinds = await prisma.posting.findMany({
+      where: { tenantId: tenant.id, providerReference: { startsWith: dispute } },
+      select: {
+        kind: true,
+        providerReference: true,
+        entries: { select: { amount: true, account: { select: { code: true } } } },
+      },
+      orderBy: { id: "asc" },
+    });
+    expect(
+      kinds.map((p) => [
+        p.kind,
+        p.providerReference,
+        p.entries.find((e) => e.account.code === "disputes:adyen")?.amount,
+      ]),
+    ).toEqual([
+      ["DISPUTE", dispute, 4000n],
+      ["DISPUTE_REVERSAL", `${dispute}:reinstated`, -4000n],
+    ]);
+
+    const file = path.join(
+      mkdtempSync(path.join(os.tmpdir(), "tally-adyen-")),
+      "settlement_detail_report_batch_43.csv",
+    );
+    writeFileSync(
+      file,
+      csv([
+        { psp: payment, type: "Settled", currency: "EUR", credit: "40.00", at: "2026-12-03 09:00:00" },
+        {
+          psp: payment,
+          type: "Chargeback",
+          modification: dispute,
+          currency: "EUR",
+          debit: "40.00",
+          at: "2026-12-03 11:00:00",
+        },
+        {
+          psp: payment,
+          type: "ChargebackReversed",
+          modification: dispute,
+          currency: "EUR",
+          credit: "40.00",
+          at: "2026-12-03 12:00:00",
+        },
+      ]),
+    );
+    const r = await runReconciliation({
+      tenantId: tenant.id,
+      provider: "adyen",
+      source: { kind: "csv", file },
+      actor: SYSTEM_ACTOR,
+    });
+    expect(r).toMatchObject({
+      ok: true,
+      value: { compared: 3, matched: 3, theirsNotOurs: 0, oursNotTheirs: 0, mismatched: 0, notReconciled: 0 },
+    });
+    expect(await ledgerViolations()).toEqual([]);
   });
 });

@@ -4,7 +4,11 @@
 // to zero (a refund that did not reach the shopper is a mismatch) and is listed as
 // not reconciled, like every other record about money that is not a payment or a
 // refund (Fee, Chargeback, DepositCorrection, InvoiceDeduction, MiscCosts…);
-// MerchantPayout is money leaving for the bank and only kept. Records that are not
+// MerchantPayout is money leaving for the bank and only kept. Chargeback and
+// SecondChargeback are a dispute's withdrawals, ChargebackReversed its reinstatement,
+// keyed by the dispute's pspReference (the Modification Reference; Psp Reference is the
+// disputed payment's) as ./parse.ts keys CHARGEBACK, SECOND_CHARGEBACK (":second") and
+// CHARGEBACK_REVERSED (":reinstated"). Records that are not
 // about one payment have an empty Psp Reference in Adyen's own reports, and often
 // only net columns: they are read from Net Currency / Net Debit / Net Credit then.
 // Creation Date is in the zone named by TimeZone, an abbreviation (./timezones.ts).
@@ -12,6 +16,11 @@ import { cell, currencyOf, dateTime, money, ReportError, type ReportParser } fro
 import { adyenZoneOffset, knownAdyenZones } from "@/lib/providers/adyen/timezones";
 
 const PAYOUTS = /^(MerchantPayout|Balancetransfer)$/i;
+const DISPUTES: Record<string, { kind: "DISPUTE" | "DISPUTE_REVERSAL"; suffix: string }> = {
+  chargeback: { kind: "DISPUTE", suffix: "" },
+  secondchargeback: { kind: "DISPUTE", suffix: ":second" },
+  chargebackreversed: { kind: "DISPUTE_REVERSAL", suffix: ":reinstated" },
+};
 
 export const adyenReport: ReportParser = {
   format: "adyen",
@@ -44,7 +53,8 @@ export const adyenReport: ReportParser = {
       const settled = /^Settled(Bulk)?$/i.test(type);
       const refunded = /^Refunded(Bulk)?$/i.test(type);
       const refundReversed = /^RefundedReversed$/i.test(type);
-      const kind = settled ? "PAYMENT" : refunded || refundReversed ? "REFUND" : "OTHER";
+      const dispute = DISPUTES[type.toLowerCase()];
+      const kind = settled ? "PAYMENT" : refunded || refundReversed ? "REFUND" : dispute ? dispute.kind : "OTHER";
       // Payments and refunds are in the shopper's (gross) currency, the posting's; a record
       // with no gross side (fees, payouts, corrections) is read from its net columns.
       const side = kind === "OTHER" && get("Gross Currency") === "" && get("Net Currency") !== "" ? "NC" : "GC";
@@ -68,9 +78,11 @@ export const adyenReport: ReportParser = {
           ? get("Psp Reference")
           : kind === "REFUND"
             ? get("Modification Reference")
-            : get("Psp Reference") || get("Modification Reference") || `${type} row ${row}`;
+            : dispute
+              ? get("Modification Reference") && `${get("Modification Reference")}${dispute.suffix}`
+              : get("Psp Reference") || get("Modification Reference") || `${type} row ${row}`;
       if (!reference)
-        throw new ReportError(row, kind === "REFUND" ? "Modification Reference" : "Psp Reference", "empty");
+        throw new ReportError(row, kind === "REFUND" || dispute ? "Modification Reference" : "Psp Reference", "empty");
       const notReconciled = refundReversed || (kind === "OTHER" && !PAYOUTS.test(type)) ? type : undefined;
       return {
         row,
