@@ -355,6 +355,17 @@ describe("Adyen's Settlement Details Report as published (fixtures/, 30 columns,
       ok: true,
       value: { compared: 3, matched: 3, theirsNotOurs: 0, oursNotTheirs: 0, mismatched: 0, notReconciled: 0 },
     });
+    // Each record's commission, scheme fees and interchange (0.12 + 0.02 + 0.10 here), posted from the report.
+    expect(r.ok && r.value.feesPosted).toBe(3);
+    await drainAll();
+    const fees = await prisma.ledgerEntry.aggregate({
+      where: {
+        account: { tenantId: tenant.id, code: "fees:adyen" },
+        posting: { providerReference: { startsWith: payment } },
+      },
+      _sum: { amount: true },
+    });
+    expect(fees._sum.amount).toBe(24n);
     expect(await ledgerViolations()).toEqual([]);
   });
 });

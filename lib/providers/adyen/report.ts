@@ -8,7 +8,8 @@
 // SecondChargeback are a dispute's withdrawals, ChargebackReversed its reinstatement,
 // keyed by the dispute's pspReference (the Modification Reference; Psp Reference is the
 // disputed payment's) as ./parse.ts keys CHARGEBACK, SECOND_CHARGEBACK (":second") and
-// CHARGEBACK_REVERSED (":reinstated"). Records that are not
+// CHARGEBACK_REVERSED (":reinstated"). A record's commission, markup, scheme fees and
+// interchange (net currency) are its fee, posted from the report like Stripe's. Records that are not
 // about one payment have an empty Psp Reference in Adyen's own reports, and often
 // only net columns: they are read from Net Currency / Net Debit / Net Credit then.
 // Creation Date is in the zone named by TimeZone, an abbreviation (./timezones.ts).
@@ -16,6 +17,26 @@ import { cell, currencyOf, dateTime, money, ReportError, type ReportParser } fro
 import { adyenZoneOffset, knownAdyenZones } from "@/lib/providers/adyen/timezones";
 
 const PAYOUTS = /^(MerchantPayout|Balancetransfer)$/i;
+const FEE_COLUMNS = ["Commission (NC)", "Markup (NC)", "Scheme Fees (NC)", "Interchange (NC)"] as const;
+
+/**
+ * What Adyen kept for a record: its commission, markup, scheme fees and interchange, in
+ * the net currency (positive when charged), and the record's gross on that side (its
+ * net plus those fees), for a record settled in another currency than the shopper's.
+ * Null when the report has no net currency for it or kept nothing.
+ */
+function feesOf(row: number, get: (name: string) => string): { fee: bigint; gross: bigint; currency: string } | null {
+  const nc = get("Net Currency");
+  if (nc === "") return null;
+  const currency = currencyOf(row, "Net Currency", nc);
+  let fee = 0n;
+  for (const column of FEE_COLUMNS) fee += money(row, column, get(column), currency);
+  if (fee === 0n) return null;
+  const net =
+    money(row, "Net Credit (NC)", get("Net Credit (NC)"), currency) -
+    money(row, "Net Debit (NC)", get("Net Debit (NC)"), currency);
+  return { fee, gross: net + fee, currency };
+}
 const DISPUTES: Record<string, { kind: "DISPUTE" | "DISPUTE_REVERSAL"; suffix: string }> = {
   chargeback: { kind: "DISPUTE", suffix: "" },
   secondchargeback: { kind: "DISPUTE", suffix: ":second" },
@@ -84,6 +105,7 @@ export const adyenReport: ReportParser = {
       if (!reference)
         throw new ReportError(row, kind === "REFUND" || dispute ? "Modification Reference" : "Psp Reference", "empty");
       const notReconciled = refundReversed || (kind === "OTHER" && !PAYOUTS.test(type)) ? type : undefined;
+      const settledSide = kind === "OTHER" ? null : feesOf(row, get);
       return {
         row,
         reference,
@@ -92,6 +114,12 @@ export const adyenReport: ReportParser = {
         currency,
         occurredAt,
         raw,
+        ...(settledSide?.fee && { fee: settledSide.fee }),
+        ...(settledSide?.fee &&
+          settledSide.currency !== currency && {
+            settledGross: settledSide.gross,
+            settledCurrency: settledSide.currency,
+          }),
         ...(notReconciled && { notReconciled }),
       };
     };
