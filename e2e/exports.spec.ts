@@ -8,7 +8,7 @@ const t = () => demo().tenant;
 
 for (const [section, kind, what, header] of [
   ["audit", "audit", "the audit log", "id,at,actor_type,actor,action,subject_type,subject_id,reason,details"],
-  ["cases", "cases", "cases", "id,kind,kind_label,status,status_label,provider,reference,opened_at"],
+  ["cases", "cases", "cases", "id,kind,kind_label,status,status_label,in_period,provider,reference,assignee,opened_at"],
   ["reconciliation", "discrepancies", "discrepancies", "id,day,provider,reference,bucket,state,possible_timing"],
 ] as const) {
   test(`an accountant downloads ${what} for a period from the ${section} page`, async ({ page }) => {
