@@ -9,6 +9,12 @@ export const paystack: ProviderAdapter = {
   headerNames: [PAYSTACK_SIGNATURE_HEADER],
   verify: verifyPaystack,
   parse: parsePaystack,
+  // charge.success may carry "fees": null (Paystack's own published sample does): the
+  // webhooks do not carry every fee, so one only the settlement has is posted from it
+  // as a matter of course rather than made a discrepancy (./parse.ts).
+  feesInWebhooks: false,
+  // No payout webhook: a settlement is known only from GET /settlement (./settlement.ts).
+  payoutsFromSettlement: true,
   api: PAYSTACK_API,
   settlement: paystackSettlement,
   simulate: paystackScript,

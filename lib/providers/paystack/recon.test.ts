@@ -1,5 +1,6 @@
 // Paystack end to end: a simulated day delivered through the door and the worker,
-// then reconciled against Paystack's transaction and refund API (the simulator's).
+// then reconciled against Paystack's transaction, refund and settlement API (the
+// simulator's): fees and the settlements (payouts) are posted from the settlement.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SYSTEM_ACTOR } from "@/lib/admin/audit";
 import { prisma } from "@/lib/platform/db";
@@ -13,6 +14,9 @@ import { drainAll } from "@/dev/testing/drain";
 import { anEndpoint } from "@/dev/testing/provider-builders";
 import { startRouteServer } from "@/dev/testing/route-server";
 import { balancesByCode } from "@/lib/ledger/accounts";
+import { PaystackAccounts } from "@/dev/simulator/paystack-api";
+import { paystackFee } from "@/lib/providers/paystack/simulate";
+import { payoutStatements } from "@/lib/recon/payouts";
 
 const HOUR = 3600_000;
 let tenant: TestTenant;
@@ -37,6 +41,12 @@ async function recon(): Promise<ReconSummary> {
 }
 
 const settled = () => day.movements.filter((m) => m.tenant === tenant.slug && m.provider === "paystack");
+/** The simulator's settlements (the same truth it serves) created in the window: each a payout line. */
+const payoutsInWindow = () =>
+  new PaystackAccounts()
+    .add("k", settled())
+    .settlements("k")
+    .filter((s) => Date.parse(s.createdAt) >= window.from.getTime() && Date.parse(s.createdAt) < window.to.getTime());
 
 beforeAll(async () => {
   tenant = await aTenant();
@@ -76,16 +86,23 @@ describe("reconciling Paystack through its API", () => {
     expect(dropped.length).toBeGreaterThan(3);
     // The refund path (a refund object naming its charge only by id) must be exercised.
     expect(droppedRefunds.length).toBeGreaterThan(0);
+    const payouts = payoutsInWindow();
+    expect(payouts.length).toBeGreaterThan(0);
     const r = await recon();
+    // Every payment's fee is posted from the settlement (the webhooks said "fees": null),
+    // every settlement of the window as a payout; neither is a case.
     expect(r).toMatchObject({
-      compared: movements.length,
+      compared: movements.length + payouts.length,
       matched: movements.length - dropped.length,
-      theirsNotOurs: dropped.length,
+      theirsNotOurs: dropped.length + payouts.length,
+      feesPosted: movements.filter((m) => m.kind === "PAYMENT").length,
+      postedFromSettlement: payouts.length,
       fetched: dropped.length,
       fetchFailed: 0,
       oursNotTheirs: 0,
       mismatched: 0,
       casesOpened: 0,
+      payoutResiduals: 0,
     });
     await drainAll();
 
@@ -100,21 +117,52 @@ describe("reconciling Paystack through its API", () => {
       .sort();
     expect(balances.map((b) => `${b.code}|${b.currency}|${b.amount}`).sort()).toEqual(expected);
 
-    const fetched = await prisma.reconDiscrepancy.findMany({
+    const missing = await prisma.reconDiscrepancy.findMany({
       where: { tenantId: tenant.id, bucket: "THEIRS_NOT_OURS" },
     });
+    const fetched = missing.filter((d) => !d.reference.startsWith("stl_"));
     expect(fetched.map((d) => d.reference).sort()).toEqual([...dropped].sort());
     for (const d of fetched)
       expect(await prisma.rawEvent.findUniqueOrThrow({ where: { id: d.rawEventId! } })).toMatchObject({
         source: "RECONCILIATION",
         status: "DONE",
       });
+    // Paystack sends no payout webhook: each settlement is posted from the settlement, to the bank in transit.
+    for (const d of missing.filter((x) => x.reference.startsWith("stl_")))
+      expect(await prisma.rawEvent.findUniqueOrThrow({ where: { id: d.rawEventId! } })).toMatchObject({
+        source: "SETTLEMENT",
+        status: "DONE",
+      });
+    const fees = (await balancesByCode(tenant.id)).filter((b) => b.code === "fees:paystack");
+    const expectedFees = new Map<string, bigint>();
+    for (const m of movements)
+      if (m.kind === "PAYMENT")
+        expectedFees.set(m.currency, (expectedFees.get(m.currency) ?? 0n) + BigInt(paystackFee(m)));
+    expect(fees.map((b) => `${b.currency}|${b.amount}`).sort()).toEqual(
+      [...expectedFees].map(([c, v]) => `${c}|${v}`).sort(),
+    );
+    // Each payout the run could judge (its lines all in the window) balances, on both sides.
+    const statements = await payoutStatements(tenant.id, "paystack");
+    expect(statements.map((s) => s.reference).sort()).toEqual(payouts.map((p) => `stl_${p.id}`).sort());
+    const judged = statements.filter((x) => x.lines > 0);
+    expect(judged.length).toBeGreaterThan(0);
+    for (const s of judged) {
+      expect(s.theirs.residual).toBe(0n);
+      expect(s.ours.residual).toBe(0n);
+    }
     expect(await ledgerViolations()).toEqual([]);
   });
 
   it("a second run over the window finds nothing new", async () => {
     const again = await recon();
-    expect(again).toMatchObject({ matched: settled().length, theirsNotOurs: 0, newDiscrepancies: 0, casesOpened: 0 });
+    expect(again).toMatchObject({
+      matched: settled().length + payoutsInWindow().length,
+      theirsNotOurs: 0,
+      newDiscrepancies: 0,
+      casesOpened: 0,
+      feesPosted: 0,
+      postedFromSettlement: 0,
+    });
   });
 
   it("a reference Paystack does not know is not fetched into an event", async () => {

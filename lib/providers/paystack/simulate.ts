@@ -5,6 +5,13 @@
 // that move no money. Amounts are minor units (kobo, pesewas, cents). Retries may
 // reorder keys, send null as "", numbers as strings, or metadata as a JSON string:
 // all seen from Paystack and all read the same by lib/providers/paystack/parse.ts.
+//
+// Fees: every charge's transaction object (the API's) carries its fee (paystackFee:
+// 1.5% + 100.00 from 2,500.00 up, capped at 2,000.00 in NGN; 2.9% elsewhere), while its
+// charge.success webhook sends "fees": null, as Paystack's own published sample does:
+// fees reach the ledger from the settlement. Disputes (SimDispute) are played by their
+// webhooks (paystackDisputeEvents: create, remind, resolve) and by the Disputes API, a
+// lost one also as the refund Paystack makes of it (paystackDisputeRefund).
 import {
   cappedRefund,
   chars,
@@ -54,7 +61,7 @@ export function paystackTransaction(m: SimMovement) {
     currency: m.currency,
     ip_address: "41.242.49.37",
     metadata: { account: m.account, custom_fields: [] },
-    fees: null,
+    fees: paystackFee(m),
     customer: customerOf(m),
     authorization: {
       authorization_code: `AUTH_${m.reference.slice(-8)}`,
@@ -75,15 +82,18 @@ export function paystackTransaction(m: SimMovement) {
 /** Paystack's numeric id of a charge (GET /transaction/:id), derived from its reference. */
 export const paystackTransactionId = (m: Pick<SimMovement, "reference">) => Number(m.reference.slice(-9));
 
-/** A processed refund as Paystack's refund API returns it: the charge named only by its id. */
-export function paystackRefund(m: SimMovement) {
+/**
+ * A processed refund as Paystack's refund API returns it: the charge named only by its
+ * id, and the settlement that deducted it (null until one has).
+ */
+export function paystackRefund(m: SimMovement, settlement: number | null = null) {
   return {
     id: Number(m.reference),
     integration: 463_433,
     domain: "test",
     transaction: paystackTransactionId({ reference: m.paymentReference! }),
     dispute: null,
-    settlement: null,
+    settlement,
     amount: m.amount,
     deducted_amount: m.amount,
     fully_deducted: true,
@@ -100,8 +110,97 @@ export function paystackRefund(m: SimMovement) {
   };
 }
 
+/**
+ * What Paystack keeps of a charge, in its minor units, by integer arithmetic: NGN
+ * 1.5% (+ 100.00 from 2,500.00 up), capped at 2,000.00, as Paystack's Nigerian
+ * pricing reads; 2.9% in other currencies.
+ */
+export function paystackFee(m: Pick<SimMovement, "amount" | "currency">): number {
+  if (m.currency === "NGN")
+    return Math.min(Math.floor((m.amount * 15 + 500) / 1000) + (m.amount >= 250_000 ? 10_000 : 0), 200_000);
+  return Math.floor((m.amount * 29 + 500) / 1000);
+}
+
 function chargeSuccess(m: SimMovement): object {
-  return { event: "charge.success", data: paystackTransaction(m) };
+  // Paystack's published charge.success sample carries "fees": null; the fee is in its API.
+  return { event: "charge.success", data: { ...paystackTransaction(m), fees: null } };
+}
+
+/** A dispute of one of the day's payments: lost (merchant-accepted, refund_amount taken) or won (declined). */
+export type SimDispute = {
+  id: number;
+  payment: SimMovement;
+  /** Minor units Paystack takes when it is lost; at most the payment. */
+  refundAmount: number;
+  outcome: "lost" | "won";
+  /** Unix seconds. */
+  created: number;
+  resolved: number;
+};
+
+/** The dispute object as Paystack's webhooks and Disputes API show it, open or resolved. */
+export function paystackDispute(d: SimDispute, stage: "open" | "resolved") {
+  const resolved = stage === "resolved";
+  return {
+    id: d.id,
+    refund_amount: d.refundAmount,
+    currency: d.payment.currency,
+    status: resolved ? "resolved" : "awaiting-merchant-feedback",
+    resolution: resolved ? (d.outcome === "lost" ? "merchant-accepted" : "declined") : null,
+    domain: "test",
+    transaction: {
+      ...paystackTransaction(d.payment),
+      status: resolved && d.outcome === "lost" ? "reversed" : "success",
+    },
+    transaction_reference: null,
+    category: "chargeback",
+    customer: customerOf(d.payment),
+    bin: "408408",
+    last4: "4081",
+    dueAt: isoMillis(d.created + 86_400),
+    resolvedAt: resolved ? isoMillis(d.resolved) : null,
+    evidence: null,
+    attachments: null,
+    note: null,
+    history: [{ status: "pending", by: `${d.payment.account}@example.com`, createdAt: isoMillis(d.created) }],
+    messages: [],
+    created_at: isoMillis(d.created),
+    updated_at: isoMillis(resolved ? d.resolved : d.created),
+  };
+}
+
+/** The webhooks of a dispute, in the order Paystack sends them. */
+export function paystackDisputeEvents(d: SimDispute): object[] {
+  return [
+    { event: "charge.dispute.create", data: paystackDispute(d, "open") },
+    { event: "charge.dispute.remind", data: paystackDispute(d, "open") },
+    { event: "charge.dispute.resolve", data: paystackDispute(d, "resolved") },
+  ];
+}
+
+/** The refund by which Paystack carries out a lost dispute, naming it in `dispute`. */
+export function paystackDisputeRefund(d: SimDispute, settlement: number | null) {
+  return {
+    id: 4_000_000 + d.id,
+    integration: 463_433,
+    domain: "test",
+    transaction: paystackTransactionId(d.payment),
+    dispute: d.id,
+    settlement,
+    amount: d.refundAmount,
+    deducted_amount: d.refundAmount,
+    fully_deducted: true,
+    currency: d.payment.currency,
+    channel: "card",
+    status: "processed",
+    refunded_by: "disputes@paystack.example",
+    refunded_at: isoMillis(d.resolved),
+    expected_at: isoMillis(d.resolved + 86_400),
+    customer_note: `Dispute ${d.id}`,
+    merchant_note: `Dispute ${d.id} accepted`,
+    createdAt: isoMillis(d.resolved),
+    updatedAt: isoMillis(d.resolved),
+  };
 }
 
 function refundEvent(m: SimMovement, event: "refund.processed" | "refund.pending"): object {
