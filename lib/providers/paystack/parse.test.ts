@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parsePaystack } from "@/lib/providers/paystack/parse";
 import { aPaystackCharge, aPaystackRefund } from "@/dev/testing/provider-builders";
+import { paystackDispute, paystackDisputeEvents, type SimDispute } from "@/lib/providers/paystack/simulate";
 
 const parse = (body: unknown) => parsePaystack(Buffer.from(typeof body === "string" ? body : JSON.stringify(body)));
 
@@ -124,5 +125,180 @@ describe("Paystack event parsing", () => {
         data: { reference: "T1", amount: "12.50", currency: "NGN", paid_at: "2026-12-02T00:00:00Z" },
       }),
     ).toMatchObject({ kind: "failed", error: expect.stringContaining("charge.success: amount") });
+  });
+});
+
+const withFees = (fees: unknown, o: Parameters<typeof aPaystackCharge>[0] = {}) => {
+  const c = aPaystackCharge({ reference: "T1", amount: 10000, ...o });
+  return { ...c, data: { ...c.data, fees } };
+};
+const aDispute = (o: Partial<SimDispute> = {}): SimDispute => ({
+  id: 358950,
+  payment: {
+    tenant: "t",
+    provider: "paystack",
+    kind: "PAYMENT",
+    reference: "T685312322670591",
+    account: "acct_ada",
+    amount: 5800,
+    currency: "NGN",
+    created: 1_796_000_000,
+  },
+  refundAmount: 5800,
+  outcome: "lost",
+  created: 1_796_000_100,
+  resolved: 1_796_090_000,
+  ...o,
+});
+const resolve = (d: SimDispute, patch: Record<string, unknown> = {}) => ({
+  event: "charge.dispute.resolve",
+  data: { ...paystackDispute(d, "resolved"), ...patch },
+});
+
+describe("Paystack fees", () => {
+  it("posts charge.success's data.fees as a FEE keyed <reference>:fee, of the charge, dated like it", () => {
+    const r = parse(withFees(150));
+    expect(r).toMatchObject({ kind: "money", eventType: "charge.success" });
+    expect(r.kind === "money" && r.movements).toEqual([
+      expect.objectContaining({ kind: "PAYMENT", reference: "T1", amount: 10000n }),
+      {
+        kind: "FEE",
+        reference: "T1:fee",
+        account: null,
+        paymentReference: "T1",
+        amount: 150n,
+        currency: "NGN",
+        occurredAt: new Date("2026-12-02T14:10:19.000Z"),
+        description: "Paystack fee on T1",
+      },
+    ]);
+    // As a string in a reformatted retry: the same fee.
+    expect(parse(withFees("150"))).toEqual(r);
+  });
+
+  it('posts no fee when the webhook does not say one (null as Paystack\'s sample sends, "", 0, absent)', () => {
+    for (const fees of [null, "", 0, undefined]) {
+      const r = parse(withFees(fees));
+      expect(r.kind === "money" && r.movements.map((m) => m.kind)).toEqual(["PAYMENT"]);
+    }
+  });
+
+  it("keys a retry whose fee changed the same, so it can never post a second fee", () => {
+    const a = parse(withFees(150));
+    const b = parse(withFees(175));
+    const feeOf = (x: typeof a) => (x.kind === "money" ? x.movements.find((m) => m.kind === "FEE") : undefined);
+    expect(feeOf(a)?.reference).toBe(feeOf(b)?.reference);
+    expect([feeOf(a)?.amount, feeOf(b)?.amount]).toEqual([150n, 175n]);
+  });
+
+  it("fails a negative fee, a fee larger than the charge and a fractional fee, naming data.fees", () => {
+    expect(parse(withFees(-5))).toEqual({
+      kind: "failed",
+      error: "charge.success: fees: cannot be negative, got -5 (it is what Paystack keeps of the charge)",
+    });
+    expect(parse(withFees(10001))).toEqual({
+      kind: "failed",
+      error: "charge.success: fees: 10001 is more than the charge's amount 10000; a fee is part of what was charged",
+    });
+    expect(parse(withFees("1.5"))).toMatchObject({
+      kind: "failed",
+      error: expect.stringContaining("charge.success: fees: must be an integer number of minor units"),
+    });
+    expect(parse(withFees(1.5))).toMatchObject({ kind: "failed", error: expect.stringContaining("fees") });
+  });
+
+  it("fails a charge in a currency that is not ISO 4217, with its fee", () => {
+    expect(parse(withFees(150, { currency: "NAIRA" }))).toMatchObject({
+      kind: "failed",
+      error: expect.stringContaining("charge.success: currency: currency must be a three-letter ISO 4217 code"),
+    });
+  });
+});
+
+describe("Paystack disputes", () => {
+  it("a lost dispute (merchant-accepted) withdraws its refund_amount at resolution, keyed by the dispute's id", () => {
+    expect(parse(resolve(aDispute({ refundAmount: 2500 })))).toEqual({
+      kind: "money",
+      eventType: "charge.dispute.resolve",
+      movements: [
+        {
+          kind: "DISPUTE",
+          reference: "dsp_358950",
+          account: null,
+          paymentReference: "T685312322670591",
+          amount: 2500n,
+          currency: "NGN",
+          occurredAt: new Date(1_796_090_000 * 1000),
+          description: "Paystack dispute 358950 on T685312322670591 lost (merchant-accepted)",
+        },
+      ],
+    });
+  });
+
+  it("auto-accepted, as in Paystack's published resolve sample, is lost too", () => {
+    const r = parse(resolve(aDispute(), { resolution: "auto-accepted" }));
+    expect(r.kind === "money" && r.movements[0]).toMatchObject({ kind: "DISPUTE", amount: 5800n });
+  });
+
+  it("a won dispute (declined), and a dispute being opened or reminded, move nothing", () => {
+    expect(parse(resolve(aDispute({ outcome: "won" })))).toEqual({
+      kind: "ignored",
+      eventType: "charge.dispute.resolve",
+      reason: "dispute 358950 was declined: the merchant won and Paystack took nothing",
+    });
+    const [create, remind] = paystackDisputeEvents(aDispute());
+    for (const e of [create, remind])
+      expect(parse(e)).toMatchObject({ kind: "ignored", reason: expect.stringContaining("only when it is resolved") });
+  });
+
+  it("a reformatted retry of the resolution parses to the same movement", () => {
+    const body = resolve(aDispute());
+    const reformatted = {
+      data: { ...body.data, id: "358950", refund_amount: "5800", currency: "ngn", transaction_reference: "" },
+      event: body.event,
+    };
+    expect(parse(JSON.stringify(reformatted, null, 2))).toEqual(parse(body));
+  });
+
+  it("fails a resolution without an id, without an amount, in no currency, above the charge, or of an unknown resolution", () => {
+    const body = resolve(aDispute());
+    const { id: _id, ...noId } = body.data;
+    expect(parse({ event: body.event, data: noId })).toMatchObject({
+      kind: "failed",
+      error: expect.stringContaining("charge.dispute.resolve: id:"),
+    });
+    expect(parse(resolve(aDispute(), { refund_amount: null }))).toEqual({
+      kind: "failed",
+      error: "charge.dispute.resolve: refund_amount: missing on a dispute resolved merchant-accepted",
+    });
+    expect(
+      parse(resolve(aDispute(), { currency: null, transaction: { reference: "T685312322670591", amount: 5800 } })),
+    ).toEqual({ kind: "failed", error: "charge.dispute.resolve: currency: missing, and no transaction.currency" });
+    expect(parse(resolve(aDispute(), { currency: "XYZ" }))).toMatchObject({
+      kind: "failed",
+      error: expect.stringContaining("charge.dispute.resolve: currency:"),
+    });
+    expect(parse(resolve(aDispute({ refundAmount: 5801 })))).toEqual({
+      kind: "failed",
+      error: "charge.dispute.resolve: refund_amount: 5801 is more than the disputed charge's amount 5800",
+    });
+    expect(parse(resolve(aDispute(), { resolution: "partially-won" }))).toMatchObject({
+      kind: "failed",
+      error: expect.stringContaining('resolution: "partially-won" is not one Tally knows'),
+    });
+    expect(parse(resolve(aDispute(), { refund_amount: -1 }))).toMatchObject({
+      kind: "failed",
+      error: expect.stringContaining("refund_amount"),
+    });
+  });
+
+  it("ignores the refund by which Paystack carries out a lost dispute: the dispute is its one withdrawal", () => {
+    const refund = aPaystackRefund({ transactionReference: "T685312322670591", amount: 5800 });
+    expect(parse({ ...refund, data: { ...refund.data, dispute: 358950 } })).toEqual({
+      kind: "ignored",
+      eventType: "refund.processed",
+      reason: "the refund of dispute 358950: posted as dsp_358950 when the dispute resolves, never twice",
+    });
+    expect(parse({ ...refund, data: { ...refund.data, dispute: null } })).toMatchObject({ kind: "money" });
   });
 });
