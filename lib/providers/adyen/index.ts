@@ -13,5 +13,8 @@ export const adyen: ProviderAdapter = {
   // Adyen counts a delivery as received only on this exact body.
   acknowledgement: { body: "[accepted]", contentType: "text/plain" },
   report: adyenReport,
+  // Adyen sends no webhook for its payout to the bank: the MerchantPayout record of the
+  // Settlement Details Report is the only word of it, posted from the report.
+  payoutsFromSettlement: true,
   simulate: adyenScript,
 };

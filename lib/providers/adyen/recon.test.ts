@@ -129,7 +129,8 @@ describe("reconciling Adyen from its Settlement Details Report", () => {
       },
       { psp: neverArrived, type: "Settled", currency: "EUR", credit: "42.00", at: "2026-12-01 14:00:00" },
       { psp: "", type: "Fee", currency: "EUR", debit: "0.50", at: "2026-12-01 23:00:00" },
-      { psp: "", type: "MerchantPayout", currency: "EUR", debit: "78.20", at: "2026-12-01 23:30:00" },
+      // The batch's net: 88.20 settled − 5.00 refunded − 1.20 per-record fees − 0.50 Fee.
+      { psp: "", type: "MerchantPayout", currency: "EUR", debit: "81.50", at: "2026-12-01 23:30:00" },
     ];
     // Adyen's own fee and payout lines have an empty Psp Reference: the report is taken as Adyen writes it.
     writeFileSync(file, csv(rows));
@@ -142,15 +143,19 @@ describe("reconciling Adyen from its Settlement Details Report", () => {
     });
     expect(r.ok).toBe(true);
     if (!r.ok) return;
-    // 9.99 posted from the webhook against 9.90 settled: a mismatch for a person.
+    // 9.99 posted from the webhook against 9.90 settled: a mismatch for a person. The
+    // payout, which no webhook brings, is posted from the report and balances its batch.
     expect(r.value).toMatchObject({
-      compared: 5,
+      compared: 6,
       matched: 3,
-      theirsNotOurs: 1,
+      theirsNotOurs: 2,
       oursNotTheirs: 0,
       mismatched: 1,
       casesOpened: 1,
       fetchFailed: 1,
+      postedFromSettlement: 1,
+      payouts: 1,
+      payoutResiduals: 0,
     });
     const missing = await prisma.reconDiscrepancy.findFirstOrThrow({
       where: { tenantId: tenant.id, bucket: "THEIRS_NOT_OURS" },
@@ -224,23 +229,28 @@ describe("Adyen's Settlement Details Report as published (fixtures/, 30 columns,
       actor: SYSTEM_ACTOR,
     });
 
-  it("imports a report with Adyen's fee, deposit-correction, invoice-deduction and payout lines (empty Psp Reference), matching every payment and refund", async () => {
+  it("imports a report with Adyen's fee, deposit-correction, invoice-deduction and payout lines (empty Psp Reference), matching every payment and refund and balancing the batch's payout", async () => {
     const r = await reconcile(FIXTURE);
     expect(r).toMatchObject({
       ok: true,
-      value: { compared: 3, matched: 3, theirsNotOurs: 0, oursNotTheirs: 0, mismatched: 0, notReconciled: 3 },
+      // The fee, the two corrections and the payout are Adyen's alone: posted from the report.
+      value: { compared: 6, matched: 3, theirsNotOurs: 3, oursNotTheirs: 0, mismatched: 0, notReconciled: 0 },
     });
     if (!r.ok) return;
-    const run = await prisma.reconRun.findUniqueOrThrow({ where: { id: r.value.runId } });
-    expect(
-      (run.notReconciledLines as { category: string; amount: string }[]).map((l) => [l.category, l.amount]),
-    ).toEqual([
-      ["Fee", "-50"],
-      ["DepositCorrection", "10000"],
-      ["InvoiceDeduction", "-1200"],
+    expect(r.value).toMatchObject({ feesPosted: 3, postedFromSettlement: 3, payouts: 1, payoutResiduals: 0 });
+    const posted = await prisma.reconDiscrepancy.findMany({
+      where: { tenantId: fixtureTenant.id, bucket: "THEIRS_NOT_OURS" },
+      orderBy: { theirAmount: "asc" },
+    });
+    expect(posted.map((d) => [d.reference, d.theirAmount, d.state])).toEqual([
+      ["TallyTestMerchant:batch:7:GBP", -11815n, "FETCHED"],
+      ["TallyTestMerchant:batch:7:InvoiceDeduction:INV-2026-06", -1200n, "FETCHED"],
+      ["TallyTestMerchant:batch:7:DepositCorrection:", 10000n, "FETCHED"],
     ]);
+    const run = await prisma.reconRun.findUniqueOrThrow({ where: { id: r.value.runId } });
     // 10:00 BST is 09:00 UTC.
     expect(run.windowFrom.toISOString()).toBe("2026-07-01T09:00:00.000Z");
+    await drainAll();
   });
 
   it("reads the TimeZone abbreviations Adyen writes (PST as UTC-8), and refuses an unknown one naming it", async () => {
@@ -250,7 +260,8 @@ describe("Adyen's Settlement Details Report as published (fixtures/, 30 columns,
     const pst = path.join(dir, "pst.csv");
     writeFileSync(pst, text.replace(",2026-07-01 10:00:00,BST,", ",2026-07-01 01:00:00,PST,"));
     const r = await reconcile(pst);
-    expect(r).toMatchObject({ ok: true, value: { matched: 3 } });
+    // The payments, refund, corrections and payout, all posted by the first import by now.
+    expect(r).toMatchObject({ ok: true, value: { matched: 6, theirsNotOurs: 0, feesPosted: 0 } });
     if (r.ok)
       expect((await prisma.reconRun.findUniqueOrThrow({ where: { id: r.value.runId } })).windowFrom.toISOString()).toBe(
         "2026-07-01T09:00:00.000Z",

@@ -1,52 +1,118 @@
-// Adyen's Settlement Details Report, matched by header name: Settled and Refunded
-// records are the movements webhooks post (a refund keyed by its Modification
-// Reference, the refund's own pspReference); RefundedReversed nets its refund back
-// to zero (a refund that did not reach the shopper is a mismatch) and is listed as
-// not reconciled, like every other record about money that is not a payment or a
-// refund (Fee, Chargeback, DepositCorrection, InvoiceDeduction, MiscCosts…);
-// MerchantPayout is money leaving for the bank and only kept. Chargeback and
-// SecondChargeback are a dispute's withdrawals, ChargebackReversed its reinstatement,
-// keyed by the dispute's pspReference (the Modification Reference; Psp Reference is the
-// disputed payment's) as ./parse.ts keys CHARGEBACK, SECOND_CHARGEBACK (":second") and
-// CHARGEBACK_REVERSED (":reinstated"). A record's commission, markup, scheme fees and
-// interchange (net currency) are its fee, posted from the report like Stripe's. Records that are not
-// about one payment have an empty Psp Reference in Adyen's own reports, and often
-// only net columns: they are read from Net Currency / Net Debit / Net Credit then.
+// Adyen's Settlement Details Report, matched by header name. One report is one
+// settlement batch of one merchant account (or several, when generated for many);
+// every record carries its Merchant Account and Batch Number.
+//
+// - Settled and Refunded records are the movements webhooks post (a refund keyed by its
+//   Modification Reference, the refund's own pspReference); RefundedReversed nets its
+//   refund back to zero (a refund that did not reach the shopper is a mismatch) and is
+//   listed as not reconciled. Chargeback and SecondChargeback are a dispute's
+//   withdrawals, ChargebackReversed its reinstatement, keyed by the dispute's
+//   pspReference (the Modification Reference; Psp Reference is the disputed payment's)
+//   as ./parse.ts keys CHARGEBACK, SECOND_CHARGEBACK (":second") and CHARGEBACK_REVERSED
+//   (":reinstated"). A record's commission, markup, scheme fees and interchange (net
+//   currency) are its fee, posted from the report like Stripe's.
+// - MerchantPayout is the batch's payout to the bank: a PAYOUT of its Net Debit, keyed
+//   "<merchant account>:batch:<batch number>:<net currency>", and every record of that
+//   batch in that currency carries it as `payout`, so the payout's statement groups them.
+//   Not the Modification Reference: Adyen writes there the payout description it sends
+//   to the bank ("TX123456789123XT batch 4, TestMerchant" by default), text a merchant
+//   can have reconfigured, and it is on the payout's own record only, which comes last,
+//   while the records before it must name their payout as they are read. The merchant
+//   account and batch number are on every record and never change once the batch has
+//   closed (the file is settlement_detail_report_batch_<n>.csv); the currency keeps two
+//   payouts of one batch apart when it settles in two. The report names no bank account
+//   and no arrival date, so neither is set (the payout goes to bank:(unknown)).
+// - Records not about one payment, read from their net columns (Adyen leaves the gross
+//   ones and Psp Reference empty): Fee (the month's transaction fees), MiscCosts and
+//   PaymentCost (a cost booked against a payment, e.g. Klarna's late-return fee) are FEE,
+//   positive when charged (a credit gives back: negative); InvoiceDeduction (the month's
+//   invoice corrected), DepositCorrection (the deposit Adyen holds changed) and
+//   Balancetransfer are ADJUSTMENT, signed as the balance moved. A Balancetransfer carries
+//   a batch's balance to the next batch or to another merchant account of the company:
+//   money that stays at Adyen, but it is part of what the receiving batch pays out, so
+//   leaving it out would make every carried-over batch a payout residual. Posted as an
+//   adjustment, each half takes its own batch's balance to what that batch paid out, and
+//   the two halves cancel in adjustments:adyen once both batches are reconciled.
+//   Their Modification Reference is not unique ("Transaction Fees July 2026" is in every
+//   batch with July's payments, "Balancetransfer" is every transfer's), so each is keyed
+//   "<batch key>:<Type>:<Modification Reference, else Psp Reference>", with "#2", "#3"…
+//   for a second and third record of the same key in the batch. Stable: the same report
+//   read again or downloaded again lists the same records in the same order, and nothing
+//   else in the file moves the count (a row number alone would shift when the report is
+//   generated for several merchant accounts or batches at once, or gains a record).
+// - The line id (kept per payout) is the same key for every record: "<batch key>:<Type>:
+//   <Modification Reference, else Psp Reference>" with the counter.
 // Creation Date is in the zone named by TimeZone, an abbreviation (./timezones.ts).
-import { cell, currencyOf, dateTime, money, ReportError, type ReportParser } from "@/lib/providers/report";
+import { isIsoCurrency, MAX_MINOR_UNITS } from "@/lib/ledger/money";
+import { cell, dateTime, money, ReportError, type ReportParser } from "@/lib/providers/report";
 import { adyenZoneOffset, knownAdyenZones } from "@/lib/providers/adyen/timezones";
+import type { SettlementLine } from "@/lib/providers/types";
 
-const PAYOUTS = /^(MerchantPayout|Balancetransfer)$/i;
 const FEE_COLUMNS = ["Commission (NC)", "Markup (NC)", "Scheme Fees (NC)", "Interchange (NC)"] as const;
 
-/**
- * What Adyen kept for a record: its commission, markup, scheme fees and interchange, in
- * the net currency (positive when charged), and the record's gross on that side (its
- * net plus those fees), for a record settled in another currency than the shopper's.
- * Null when the report has no net currency for it or kept nothing.
- */
-function feesOf(row: number, get: (name: string) => string): { fee: bigint; gross: bigint; currency: string } | null {
-  const nc = get("Net Currency");
-  if (nc === "") return null;
-  const currency = currencyOf(row, "Net Currency", nc);
-  let fee = 0n;
-  for (const column of FEE_COLUMNS) fee += money(row, column, get(column), currency);
-  if (fee === 0n) return null;
-  const net =
-    money(row, "Net Credit (NC)", get("Net Credit (NC)"), currency) -
-    money(row, "Net Debit (NC)", get("Net Debit (NC)"), currency);
-  return { fee, gross: net + fee, currency };
-}
-const DISPUTES: Record<string, { kind: "DISPUTE" | "DISPUTE_REVERSAL"; suffix: string }> = {
+/** Records about one payment, by Type (lower case). */
+const TRANSACTIONS: Record<string, { kind: "PAYMENT" | "REFUND" | "DISPUTE" | "DISPUTE_REVERSAL"; suffix?: string }> = {
+  settled: { kind: "PAYMENT" },
+  settledbulk: { kind: "PAYMENT" },
+  refunded: { kind: "REFUND" },
+  refundedbulk: { kind: "REFUND" },
+  refundedreversed: { kind: "REFUND" },
   chargeback: { kind: "DISPUTE", suffix: "" },
   secondchargeback: { kind: "DISPUTE", suffix: ":second" },
   chargebackreversed: { kind: "DISPUTE_REVERSAL", suffix: ":reinstated" },
 };
 
+/** Records that move the balance but not for one payment, by Type (lower case), with the name keys use. */
+const STANDALONE: Record<string, { kind: "FEE" | "ADJUSTMENT"; name: string }> = {
+  fee: { kind: "FEE", name: "Fee" },
+  misccosts: { kind: "FEE", name: "MiscCosts" },
+  paymentcost: { kind: "FEE", name: "PaymentCost" },
+  invoicededuction: { kind: "ADJUSTMENT", name: "InvoiceDeduction" },
+  depositcorrection: { kind: "ADJUSTMENT", name: "DepositCorrection" },
+  balancetransfer: { kind: "ADJUSTMENT", name: "Balancetransfer" },
+};
+
+/** An ISO 4217 code (Node's list), upper case; a three-letter code no currency has is refused too. */
+function isoCurrency(row: number, column: string, text: string): string {
+  const code = text.toUpperCase();
+  if (!/^[A-Z]{3}$/.test(code) || !isIsoCurrency(code))
+    throw new ReportError(row, column, `not an ISO 4217 currency code: "${text}"`);
+  return code;
+}
+
+function amount(row: number, column: string, text: string, currency: string): bigint {
+  const value = money(row, column, text, currency);
+  if (value < 0n) throw new ReportError(row, column, `a debit or credit column is never negative: "${text}"`);
+  if (value > MAX_MINOR_UNITS) throw new ReportError(row, column, `beyond the largest amount the ledger accepts`);
+  return value;
+}
+
+/**
+ * A record on the balance's side: what Adyen kept for it (its commission, markup, scheme
+ * fees and interchange, in the net currency, positive when charged) and its gross there
+ * (its net plus those fees), which is the payout's side of a record the shopper paid in
+ * another currency. Null when the report has no net currency for it.
+ */
+function settledSideOf(
+  row: number,
+  get: (name: string) => string,
+): { fee: bigint; gross: bigint; currency: string } | null {
+  const nc = get("Net Currency");
+  if (nc === "") return null;
+  const currency = isoCurrency(row, "Net Currency", nc);
+  let fee = 0n;
+  for (const column of FEE_COLUMNS) fee += money(row, column, get(column), currency);
+  const net =
+    amount(row, "Net Credit (NC)", get("Net Credit (NC)"), currency) -
+    amount(row, "Net Debit (NC)", get("Net Debit (NC)"), currency);
+  return { fee, gross: net + fee, currency };
+}
+
 export const adyenReport: ReportParser = {
   format: "adyen",
   description: "Adyen's Settlement Details Report",
   required: [
+    "Merchant Account",
     "Psp Reference",
     "Merchant Reference",
     "Type",
@@ -58,7 +124,15 @@ export const adyenReport: ReportParser = {
   ],
   detect: (names) => names.has("Psp Reference") && names.has("Batch Number"),
   mapper(columns) {
-    return (row, fields, raw) => {
+    // How many records of each key this report has had so far: the counter of a key's
+    // second and later records (one mapper reads one report, row by row, in order).
+    const seen = new Map<string, number>();
+    const counted = (key: string) => {
+      const n = (seen.get(key) ?? 0) + 1;
+      seen.set(key, n);
+      return n === 1 ? key : `${key}#${n}`;
+    };
+    return (row, fields, raw): SettlementLine => {
       const get = (name: string) => cell(columns, fields, name);
       const type = get("Type");
       if (!type) throw new ReportError(row, "Type", "empty");
@@ -71,56 +145,121 @@ export const adyenReport: ReportParser = {
           `unknown time zone "${zone}" (known: ${knownAdyenZones()}, or an offset like +01:00)`,
         );
       const occurredAt = dateTime(row, "Creation Date", get("Creation Date"), offset);
-      const settled = /^Settled(Bulk)?$/i.test(type);
-      const refunded = /^Refunded(Bulk)?$/i.test(type);
-      const refundReversed = /^RefundedReversed$/i.test(type);
-      const dispute = DISPUTES[type.toLowerCase()];
-      const kind = settled ? "PAYMENT" : refunded || refundReversed ? "REFUND" : dispute ? dispute.kind : "OTHER";
-      // Payments and refunds are in the shopper's (gross) currency, the posting's; a record
-      // with no gross side (fees, payouts, corrections) is read from its net columns.
-      const side = kind === "OTHER" && get("Gross Currency") === "" && get("Net Currency") !== "" ? "NC" : "GC";
-      const currencyColumn = side === "GC" ? "Gross Currency" : "Net Currency";
-      const currency = currencyOf(row, currencyColumn, get(currencyColumn));
-      const credit = money(
-        row,
-        side === "GC" ? "Gross Credit (GC)" : "Net Credit (NC)",
-        get(side === "GC" ? "Gross Credit (GC)" : "Net Credit (NC)"),
-        currency,
-      );
-      const debit = money(
-        row,
-        side === "GC" ? "Gross Debit (GC)" : "Net Debit (NC)",
-        get(side === "GC" ? "Gross Debit (GC)" : "Net Debit (NC)"),
-        currency,
-      );
+      const transaction = TRANSACTIONS[type.toLowerCase()];
+      const standalone = STANDALONE[type.toLowerCase()];
+      const payout = /^MerchantPayout$/i.test(type);
+
+      const batchText = get("Batch Number");
+      if (batchText !== "" && !/^[1-9][0-9]{0,17}$/.test(batchText))
+        throw new ReportError(row, "Batch Number", `not a batch number (a positive whole number): "${batchText}"`);
+      const merchant = get("Merchant Account");
+      if (!merchant) throw new ReportError(row, "Merchant Account", "empty");
+      const batch = batchText === "" ? null : `${merchant}:batch:${batchText}`;
+      if (!batch && (payout || standalone))
+        throw new ReportError(row, "Batch Number", `empty: a ${type} record is keyed by its batch`);
+
+      // Payments, refunds and disputes are in the shopper's (gross) currency, the posting's;
+      // the batch's own records (payout, fees, corrections) in the balance's (net) one.
+      const side = transaction || get("Net Currency") === "" ? "GC" : "NC";
+      const [currencyColumn, creditColumn, debitColumn] =
+        side === "GC"
+          ? (["Gross Currency", "Gross Credit (GC)", "Gross Debit (GC)"] as const)
+          : (["Net Currency", "Net Credit (NC)", "Net Debit (NC)"] as const);
+      const currency = isoCurrency(row, currencyColumn, get(currencyColumn));
+      const credit = amount(row, creditColumn, get(creditColumn), currency);
+      const debit = amount(row, debitColumn, get(debitColumn), currency);
+      const net = get("Net Currency") === "" ? null : isoCurrency(row, "Net Currency", get("Net Currency"));
+      const payoutOf = batch && net ? `${batch}:${net}` : undefined;
+
+      if (payout) {
+        if (credit !== 0n)
+          throw new ReportError(
+            row,
+            creditColumn,
+            "a MerchantPayout is money leaving Adyen for the bank, a Net Debit; this one is a credit",
+          );
+        if (debit === 0n) throw new ReportError(row, debitColumn, "empty: a MerchantPayout needs the amount paid out");
+        const reference = `${batch}:${currency}`;
+        return {
+          row,
+          reference,
+          kind: "PAYOUT",
+          amount: -debit,
+          currency,
+          occurredAt,
+          raw,
+          payout: reference,
+          lineId: reference,
+        };
+      }
+
+      if (standalone) {
+        if (credit === 0n && debit === 0n)
+          throw new ReportError(row, debitColumn, `empty: a ${type} record moves money, a debit or a credit`);
+        const reference = counted(
+          `${batch}:${standalone.name}:${get("Modification Reference") || get("Psp Reference")}`,
+        );
+        if (reference.length > 255)
+          throw new ReportError(row, "Modification Reference", "too long to key the record (over 255 characters)");
+        return {
+          row,
+          reference,
+          kind: standalone.kind,
+          // Signed as the balance moved: a fee charged is a debit, so negative, like a refund's.
+          amount: credit - debit,
+          currency,
+          occurredAt,
+          raw,
+          lineId: reference,
+          ...(payoutOf && { payout: payoutOf }),
+        };
+      }
+
+      const lineId = batch
+        ? counted(`${batch}:${type}:${get("Modification Reference") || get("Psp Reference")}`)
+        : null;
+      if (!transaction)
+        return {
+          row,
+          reference: get("Psp Reference") || get("Modification Reference") || `${type} row ${row}`,
+          kind: "OTHER",
+          amount: credit - debit,
+          currency,
+          occurredAt,
+          raw,
+          notReconciled: type,
+          ...(payoutOf && { payout: payoutOf }),
+          ...(lineId && { lineId }),
+        };
+
       // A refund's own pspReference is its Modification Reference; Psp Reference is the payment's.
       const reference =
-        kind === "PAYMENT"
+        transaction.kind === "PAYMENT"
           ? get("Psp Reference")
-          : kind === "REFUND"
+          : transaction.kind === "REFUND"
             ? get("Modification Reference")
-            : dispute
-              ? get("Modification Reference") && `${get("Modification Reference")}${dispute.suffix}`
-              : get("Psp Reference") || get("Modification Reference") || `${type} row ${row}`;
+            : get("Modification Reference") && `${get("Modification Reference")}${transaction.suffix}`;
       if (!reference)
-        throw new ReportError(row, kind === "REFUND" || dispute ? "Modification Reference" : "Psp Reference", "empty");
-      const notReconciled = refundReversed || (kind === "OTHER" && !PAYOUTS.test(type)) ? type : undefined;
-      const settledSide = kind === "OTHER" ? null : feesOf(row, get);
+        throw new ReportError(
+          row,
+          transaction.kind === "PAYMENT" ? "Psp Reference" : "Modification Reference",
+          "empty",
+        );
+      const settled = settledSideOf(row, get);
       return {
         row,
         reference,
-        kind,
+        kind: transaction.kind,
         amount: credit - debit,
         currency,
         occurredAt,
         raw,
-        ...(settledSide?.fee && { fee: settledSide.fee }),
-        ...(settledSide?.fee &&
-          settledSide.currency !== currency && {
-            settledGross: settledSide.gross,
-            settledCurrency: settledSide.currency,
-          }),
-        ...(notReconciled && { notReconciled }),
+        ...(settled?.fee && { fee: settled.fee }),
+        ...(settled &&
+          settled.currency !== currency && { settledGross: settled.gross, settledCurrency: settled.currency }),
+        ...(payoutOf && { payout: payoutOf }),
+        ...(lineId && { lineId }),
+        ...(/^RefundedReversed$/i.test(type) && { notReconciled: type }),
       };
     };
   },
