@@ -6,7 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ReportError } from "@/lib/providers/report";
-import { type AdyenSdrRecord, adyenSettlementCsv } from "@/lib/providers/adyen/simulate";
+import { type AdyenSdrRecord, adyenSettlementBatch, adyenSettlementCsv } from "@/lib/providers/adyen/simulate";
 import { readReport } from "@/lib/recon/read-report";
 import type { SettlementLine } from "@/lib/providers/types";
 
@@ -239,5 +239,30 @@ describe("hostile records are refused with their row and column", () => {
       column: "Net Debit (NC)",
       message: expect.stringContaining("never negative"),
     });
+  });
+});
+
+describe("the simulator's report", () => {
+  it("carries a batch whose costs exceed its sales to the next batch, as a Balancetransfer credit and no payout", async () => {
+    const refund = {
+      tenant: "t",
+      provider: "adyen" as const,
+      kind: "REFUND" as const,
+      reference: "8815000000000077",
+      paymentReference: "8815000000000001",
+      account: "acct_a",
+      amount: 2_000,
+      currency: "EUR",
+      created: at,
+    };
+    const batch = adyenSettlementBatch([refund], { batch: 9, closedAt: at + 3600, merchant: "M" });
+    expect(batch.payouts).toEqual([]);
+    expect(batch.carried).toEqual([{ currency: "EUR", amount: 2_050n }]);
+    const lines = await read(batch.csv);
+    expect(lines.map((l) => [l.kind, l.reference, l.amount])).toEqual([
+      ["REFUND", "8815000000000077", -2_000n],
+      ["FEE", "M:batch:9:Fee:Transaction Fees July 2026", -50n],
+      ["ADJUSTMENT", "M:batch:9:Balancetransfer:Balancetransfer", 2_050n],
+    ]);
   });
 });
