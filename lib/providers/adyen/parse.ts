@@ -16,6 +16,12 @@
 // defence events move no money. The Settlement Details Report keys its Chargeback,
 // ChargebackReversed and SecondChargeback records the same way (./report.ts).
 //
+// No webhook here moves fees, payouts or corrections: a record's fee, the batch's Fee,
+// MiscCosts and PaymentCost (FEE), InvoiceDeduction, DepositCorrection and
+// Balancetransfer (ADJUSTMENT) and its MerchantPayout (PAYOUT, keyed
+// "<merchant account>:batch:<n>:<currency>") come from the Settlement Details Report
+// and are posted from it (./report.ts; the adapter says payoutsFromSettlement).
+//
 // AUTHORISATION credits the payment: this assumes the merchant account captures
 // automatically (Adyen's default). CAPTURE items are ignored so a payment never
 // posts twice; a manual-capture merchant needs a different mapping.
