@@ -484,7 +484,7 @@ async function recordPayout(tx: Tx, claim: OwnedClaim, movement: Movement, posti
       INSERT INTO payouts (tenant_id, provider, reference, currency, our_amount, destination, arrival_date, posting_id)
       VALUES (${claim.tenantId}::uuid, ${claim.provider}::"Provider", ${movement.reference}, ${movement.currency}, ${movement.amount},
               ${movement.account}, ${movement.arrivalDate ?? null}::date, ${postingId})
-      ON CONFLICT (tenant_id, provider, reference) DO UPDATE SET our_amount = EXCLUDED.our_amount, destination = EXCLUDED.destination,
+      ON CONFLICT (tenant_id, provider, reference) DO UPDATE SET our_amount = EXCLUDED.our_amount, destination = coalesce(EXCLUDED.destination, payouts.destination),
         arrival_date = coalesce(EXCLUDED.arrival_date, payouts.arrival_date), posting_id = EXCLUDED.posting_id, updated_at = now()`);
     return;
   }

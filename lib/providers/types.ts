@@ -157,6 +157,13 @@ export interface ProviderAdapter {
    * settlement has and we lack is a theirs-not-ours (cause FEE).
    */
   readonly feesInWebhooks?: boolean;
+  /**
+   * Whether its payouts are known only from its settlement (Adyen's MerchantPayout
+   * records, Paystack's settlements: no payout webhook, nothing to fetch as an event).
+   * Then a payout (or a failed payout) a run finds and we lack is posted from the
+   * settlement, like a fee, rather than fetched; Stripe's come by webhook and are fetched.
+   */
+  readonly payoutsFromSettlement?: boolean;
   /** The provider's API hosts: in production its keys are sent to these only (lib/providers/api-base.ts). */
   readonly api?: ProviderApi;
   /** The provider's settlement API, when reconciliation can ask it (others reconcile from report files). */
@@ -196,6 +203,10 @@ export type SettlementLine = {
   payout?: string;
   /** The provider's own id of the line (Stripe: the balance transaction), kept per payout. */
   lineId?: string;
+  /** A payout line: the provider's id of the bank account it went to (posted to `bank:<account>`). */
+  account?: string;
+  /** A payout line: the day the provider expects it at the bank. */
+  arrivalDate?: Date;
   currency: string;
   occurredAt: Date;
   /** The line as the provider gave it (CSV text or JSON), kept as evidence. */

@@ -319,10 +319,13 @@ export async function reconcilePayouts(
     [tenantId, provider, runId],
   );
   await client.query(
-    `INSERT INTO payouts (tenant_id, provider, reference, currency, their_amount)
-     SELECT $1::uuid, $2::"Provider", reference, min(settled_currency), -sum(settled_gross) FROM recon_lines
+    `INSERT INTO payouts (tenant_id, provider, reference, currency, their_amount, destination, arrival_date)
+     SELECT $1::uuid, $2::"Provider", reference, min(settled_currency), -sum(settled_gross), min(account), min(arrival_date) FROM recon_lines
      WHERE kind = 'PAYOUT' GROUP BY reference HAVING sum(settled_gross) < 0 AND min(settled_currency) = max(settled_currency)
-     ON CONFLICT (tenant_id, provider, reference) DO UPDATE SET their_amount = EXCLUDED.their_amount, updated_at = now()`,
+     -- The webhook's destination and arrival day, when one came, stand; the settlement's fill what it left empty.
+     ON CONFLICT (tenant_id, provider, reference) DO UPDATE SET their_amount = EXCLUDED.their_amount,
+       destination = coalesce(payouts.destination, EXCLUDED.destination), arrival_date = coalesce(payouts.arrival_date, EXCLUDED.arrival_date),
+       updated_at = now()`,
     [tenantId, provider],
   );
   const touched = (

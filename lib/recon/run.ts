@@ -27,7 +27,7 @@ import type { DomainResult, Reason } from "@/lib/platform/refusal";
 import { RAW_EVENTS_CHANNEL, wake } from "@/lib/pipeline/wake";
 import { adapterFor } from "@/lib/providers";
 import { reconcilePayouts } from "@/lib/recon/payouts";
-import { SETTLEMENT_KINDS, SETTLEMENT_MOVEMENT_TYPE } from "@/lib/recon/settlement-movement";
+import { PAYOUT_SETTLEMENT_KINDS, SETTLEMENT_KINDS, SETTLEMENT_MOVEMENT_TYPE } from "@/lib/recon/settlement-movement";
 import { refineCauses } from "@/lib/recon/causes";
 import { closeCasesOfResolved } from "@/lib/recon/recheck";
 
@@ -130,12 +130,12 @@ async function loadLines(
       if (line.kind !== "OTHER") loaded.money++;
       min = Math.min(min, t);
       max = Math.max(max, t);
-      yield `${line.row}\t${copyText(line.reference)}\t${line.kind}\t${line.amount}\t${line.currency}\t${line.occurredAt.toISOString()}\t${copyText(line.raw)}\t${copyOrNull(line.notReconciled)}\t${line.settledGross ?? line.amount}\t${line.settledCurrency ?? line.currency}\t${line.fee ?? 0n}\t${copyOrNull(line.payout)}\t${copyOrNull(line.lineId)}\n`;
+      yield `${line.row}\t${copyText(line.reference)}\t${line.kind}\t${line.amount}\t${line.currency}\t${line.occurredAt.toISOString()}\t${copyText(line.raw)}\t${copyOrNull(line.notReconciled)}\t${line.settledGross ?? line.amount}\t${line.settledCurrency ?? line.currency}\t${line.fee ?? 0n}\t${copyOrNull(line.payout)}\t${copyOrNull(line.lineId)}\t${copyOrNull(line.account)}\t${line.arrivalDate ? line.arrivalDate.toISOString().slice(0, 10) : "\\N"}\n`;
     }
   }
   const copy = client.query(
     copyFrom(
-      "COPY recon_lines (row_no, reference, kind, amount, currency, occurred_at, raw, not_reconciled, settled_gross, settled_currency, fee, payout, line_id) FROM STDIN",
+      "COPY recon_lines (row_no, reference, kind, amount, currency, occurred_at, raw, not_reconciled, settled_gross, settled_currency, fee, payout, line_id, account, arrival_date) FROM STDIN",
     ),
   );
   await pipeline(Readable.from(chunks()), copy);
@@ -206,7 +206,7 @@ export async function runReconciliation(input: ReconInput): Promise<DomainResult
     await client.query("BEGIN");
     await client.query(
       `CREATE TEMP TABLE recon_lines (row_no int, reference text, kind text, amount bigint, currency text, occurred_at timestamptz, raw text, not_reconciled text,
-        settled_gross bigint, settled_currency text, fee bigint, payout text, line_id text) ON COMMIT DROP`,
+        settled_gross bigint, settled_currency text, fee bigint, payout text, line_id text, account text, arrival_date date) ON COMMIT DROP`,
     );
     const meta = { header: null as string[] | null, format: "api" };
     const lines =
@@ -549,7 +549,8 @@ async function compare(
 
 /**
  * Theirs-not-ours that no webhook will bring: a fee (Stripe's webhooks never carry
- * one), a dispute or adjustment whose webhook never came. Each is stored as a raw
+ * one), a dispute or adjustment whose webhook never came, and the payouts of a
+ * provider that reports them only in its settlement (Adyen, Paystack). Each is stored as a raw
  * event of source SETTLEMENT in Tally's own body (lib/recon/settlement-movement.ts),
  * in this transaction and set-based (a million-line report has a million fees), and
  * the worker claims and posts it like any delivery: a webhook for it arriving later
@@ -563,9 +564,13 @@ async function postFromSettlement(
   runId: bigint,
   feesInWebhooks: boolean,
 ): Promise<{ fees: number; others: number }> {
+  const kinds: string[] = [
+    ...SETTLEMENT_KINDS,
+    ...(adapterFor(provider)?.payoutsFromSettlement === true ? PAYOUT_SETTLEMENT_KINDS : []),
+  ];
   const { rows } = await client.query<{ fees: string; others: string }>(
     `WITH todo AS (
-      SELECT r.reference, r.kind, r.their_amount, r.their_currency, r.their_occurred_at, r.row_no, l.raw
+      SELECT r.reference, r.kind, r.their_amount, r.their_currency, r.their_occurred_at, r.row_no, l.raw, l.account, l.arrival_date, l.payout
       FROM recon_result r LEFT JOIN recon_lines l ON l.row_no = r.row_no
       WHERE r.bucket = 'THEIRS_NOT_OURS' AND r.kind = ANY($4::text[]) AND r.their_currency IS NOT NULL
         AND NOT EXISTS (SELECT 1 FROM processed_events pe WHERE pe.idempotency_key = $1::text || ':' || $2::text || ':' || r.reference)),
@@ -574,9 +579,13 @@ async function postFromSettlement(
         'type', $5::text,
         'movement', jsonb_strip_nulls(jsonb_build_object(
           'kind', kind, 'reference', reference,
-          'paymentReference', CASE WHEN kind = 'FEE' AND reference LIKE '%:fee' THEN left(reference, -4) END,
-          -- The movement's amount: its clearing leg is the line's (fees and disputes take from the balance).
-          'amount', (CASE WHEN kind IN ('FEE', 'DISPUTE') THEN -their_amount ELSE their_amount END)::text,
+          'paymentReference', CASE WHEN kind = 'FEE' AND reference LIKE '%:fee' THEN left(reference, -4)
+                                   -- A failed payout waits for the payout it returns: the line's payout, else Stripe's po_…:failed convention.
+                                   WHEN kind = 'PAYOUT_FAILED' THEN coalesce(nullif(payout, reference), CASE WHEN reference LIKE '%:failed' THEN left(reference, -7) END) END,
+          'account', CASE WHEN kind IN ('PAYOUT', 'PAYOUT_FAILED') THEN account END,
+          'arrivalDate', CASE WHEN kind = 'PAYOUT' THEN to_char(arrival_date, 'YYYY-MM-DD') END,
+          -- The movement's amount: its clearing leg is the line's (fees, disputes and payouts take from the balance).
+          'amount', (CASE WHEN kind IN ('FEE', 'DISPUTE', 'PAYOUT') THEN -their_amount ELSE their_amount END)::text,
           'currency', their_currency,
           'occurredAt', to_char(their_occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
           'description', $2::text || ' ' || lower(replace(kind, '_', ' ')) || ' ' || reference || ', from the settlement')),
@@ -598,7 +607,7 @@ async function postFromSettlement(
       WHERE d.tenant_id = $1::uuid AND d.provider = $2::"Provider" AND d.reference = f.reference AND d.bucket = 'THEIRS_NOT_OURS'
         AND d.state IN ('OPEN', 'FETCH_FAILED'))
     SELECT count(*) FILTER (WHERE kind = 'FEE') AS fees, count(*) FILTER (WHERE kind <> 'FEE') AS others FROM hashed`,
-    [tenantId, provider, String(runId), [...SETTLEMENT_KINDS], SETTLEMENT_MOVEMENT_TYPE, feesInWebhooks],
+    [tenantId, provider, String(runId), kinds, SETTLEMENT_MOVEMENT_TYPE, feesInWebhooks],
   );
   const fees = Number(rows[0]!.fees);
   const others = Number(rows[0]!.others);

@@ -12,15 +12,25 @@ import { SIGNED_KINDS } from "@/lib/ledger/movements";
 
 export const SETTLEMENT_MOVEMENT_TYPE = "tally.settlement_movement";
 
-/** What reconciliation posts from a settlement line; payments, refunds and payouts are fetched as events instead. */
+/** What reconciliation posts from a settlement line; payments and refunds are fetched as events instead. */
 export const SETTLEMENT_KINDS = ["FEE", "DISPUTE", "DISPUTE_REVERSAL", "ADJUSTMENT"] as const;
+/**
+ * Posted from the settlement too for a provider whose payouts only its settlement
+ * reports (ProviderAdapter.payoutsFromSettlement); Stripe's are fetched as events.
+ */
+export const PAYOUT_SETTLEMENT_KINDS = ["PAYOUT", "PAYOUT_FAILED"] as const;
+const KINDS = [...SETTLEMENT_KINDS, ...PAYOUT_SETTLEMENT_KINDS] as const;
+type SettlementKind = (typeof KINDS)[number];
 
 const body = z.object({
   type: z.literal(SETTLEMENT_MOVEMENT_TYPE),
   movement: z.object({
-    kind: z.enum(SETTLEMENT_KINDS),
+    kind: z.enum(KINDS),
     reference: z.string().min(1).max(255),
     paymentReference: z.string().min(1).max(255).optional(),
+    /** A payout's bank account, by the provider's id of it. */
+    account: z.string().min(1).max(200).optional(),
+    arrivalDate: z.iso.date().optional(),
     amount: z.string().regex(/^-?[0-9]{1,18}$/, "an integer of minor units"),
     currency: z.string().regex(/^[A-Z]{3}$/, "an ISO 4217 code"),
     occurredAt: z.iso.datetime(),
@@ -30,7 +40,11 @@ const body = z.object({
   source: z.object({ runId: z.string(), row: z.number().int(), line: z.string() }),
 });
 
-export type SettlementMovement = Omit<Movement, "kind" | "account"> & { kind: (typeof SETTLEMENT_KINDS)[number] };
+export type SettlementMovement = Omit<Movement, "kind" | "account" | "arrivalDate"> & {
+  kind: SettlementKind;
+  account?: string;
+  arrivalDate?: string;
+};
 
 export function settlementMovementBody(m: SettlementMovement, source: { runId: bigint; row: number; line: string }) {
   return Buffer.from(
@@ -40,6 +54,8 @@ export function settlementMovementBody(m: SettlementMovement, source: { runId: b
         kind: m.kind,
         reference: m.reference,
         ...(m.paymentReference && { paymentReference: m.paymentReference }),
+        ...(m.account && { account: m.account }),
+        ...(m.arrivalDate && { arrivalDate: m.arrivalDate }),
         amount: m.amount.toString(),
         currency: m.currency,
         occurredAt: m.occurredAt.toISOString(),
@@ -67,8 +83,10 @@ export function parseSettlementMovement(rawBody: Buffer): ParseResult {
       {
         kind: m.kind,
         reference: m.reference,
-        account: null,
+        // Only a payout's account is read from the body: every other kind's counter account is the provider's own.
+        account: m.kind === "PAYOUT" || m.kind === "PAYOUT_FAILED" ? (m.account ?? null) : null,
         ...(m.paymentReference && { paymentReference: m.paymentReference }),
+        ...(m.arrivalDate && { arrivalDate: new Date(`${m.arrivalDate}T00:00:00Z`) }),
         amount,
         currency: m.currency,
         occurredAt: new Date(m.occurredAt),
