@@ -158,12 +158,14 @@ export interface ProviderAdapter {
    */
   readonly feesInWebhooks?: boolean;
   /**
-   * Whether its payouts are known only from its settlement (Adyen's MerchantPayout
-   * records, Paystack's settlements: no payout webhook, nothing to fetch as an event).
-   * Then a payout (or a failed payout) a run finds and we lack is posted from the
-   * settlement, like a fee, rather than fetched; Stripe's come by webhook and are fetched.
+   * Movement kinds that only its settlement ever reports: no webhook carries them and
+   * there is no event to fetch (Adyen's MerchantPayout and InvoiceDeduction records,
+   * Paystack's settlements). A line of such a kind that we lack is posted from the
+   * settlement, like a fee, and is expected: counted on the run (postedFromSettlement),
+   * never a discrepancy, since nothing failed to arrive. Payout kinds listed here are
+   * posted rather than fetched; Stripe's payouts come by webhook and are fetched.
    */
-  readonly payoutsFromSettlement?: boolean;
+  readonly settlementOnly?: readonly MovementKind[];
   /** The provider's API hosts: in production its keys are sent to these only (lib/providers/api-base.ts). */
   readonly api?: ProviderApi;
   /** The provider's settlement API, when reconciliation can ask it (others reconcile from report files). */

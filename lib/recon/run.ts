@@ -292,7 +292,9 @@ async function compare(
   started: number,
   rules: MatchRules,
 ): Promise<ReconSummary> {
-  const feesInWebhooks = adapterFor(input.provider)?.feesInWebhooks === true;
+  const adapter = adapterFor(input.provider);
+  const feesInWebhooks = adapter?.feesInWebhooks === true;
+  const settlementOnly: string[] = [...(adapter?.settlementOnly ?? [])];
   const { tenantId, provider } = input;
   const margin = config().TALLY_RECON_TIMING_MARGIN_MS;
   // Each statement's time, by its first words: where a large report's compare goes (bench:recon prints it).
@@ -352,14 +354,18 @@ async function compare(
       o.amount AS our_amount, o.currency AS our_currency, o.posting_id,
       (coalesce(t.occurred_at, o.occurred_at) AT TIME ZONE 'UTC')::date AS day,
       (t.reference IS NULL AND (o.occurred_at >= $2::timestamptz - $3 * interval '1 millisecond' OR o.occurred_at < $1::timestamptz + $3 * interval '1 millisecond')) AS possible_timing,
-      -- A fee that matches, or that the provider's webhooks never carry and the settlement
-      -- brings as a matter of course: counted as fees on the run, not among the movements.
+      -- Expected: a fee that matches, or one the provider's webhooks never carry, which the
+      -- settlement brings as a matter of course (counted as fees on the run, not among the
+      -- movements); and a movement of a kind only its settlement reports (an Adyen or
+      -- Paystack payout), which we lack until the settlement brings it: posted from it and
+      -- counted, never a discrepancy, because nothing failed to arrive.
       coalesce(coalesce(t.kind, o.kind) = 'FEE' AND (
-        (t.amount = o.amount AND t.currency = o.currency) OR (o.reference IS NULL AND NOT $5::boolean)), false) AS expected_fee
+        (t.amount = o.amount AND t.currency = o.currency) OR (o.reference IS NULL AND NOT $5::boolean))
+        OR (o.reference IS NULL AND t.kind = ANY($6::text[])), false) AS expected
     FROM recon_theirs t FULL JOIN recon_ours o ON o.reference = t.reference
     -- Fully reversed by a correction and absent from their report: nothing left to compare.
     WHERE NOT (t.reference IS NULL AND o.amount = 0)`,
-    [window.from, window.to, margin, rules.toleranceMinor, feesInWebhooks],
+    [window.from, window.to, margin, rules.toleranceMinor, feesInWebhooks, settlementOnly],
   );
   await q(`ANALYZE recon_result`);
 
@@ -376,9 +382,9 @@ async function compare(
              CASE WHEN r.row_no IS NULL THEN NULL ELSE jsonb_build_object('row', r.row_no, 'format', $4::text, 'header', $5::jsonb, 'line', l.raw, 'kind', r.kind) END,
              r.our_amount, r.our_currency, r.posting_id, $3, $3
       FROM recon_result r LEFT JOIN recon_lines l ON l.row_no = r.row_no
-      -- A fee the provider's webhooks never carry is expected to come from the settlement:
-      -- posted below, counted on the run, and no discrepancy.
-      WHERE r.bucket <> 'MATCHED' AND NOT r.expected_fee
+      -- What is expected to come from the settlement (above): posted below, counted on the
+      -- run, and no discrepancy.
+      WHERE r.bucket <> 'MATCHED' AND NOT r.expected
       ON CONFLICT (tenant_id, provider, reference, bucket) DO UPDATE SET
         last_run_id = EXCLUDED.last_run_id, possible_timing = EXCLUDED.possible_timing,
         their_amount = EXCLUDED.their_amount, their_currency = EXCLUDED.their_currency, their_line = coalesce(EXCLUDED.their_line, d.their_line),
@@ -407,7 +413,7 @@ async function compare(
   );
   const fromSettlement = await timed(
     "postFromSettlement",
-    postFromSettlement(client, tenantId, provider, runId, feesInWebhooks),
+    postFromSettlement(client, tenantId, provider, runId, feesInWebhooks, settlementOnly),
   );
 
   // Only a person decides ours-not-theirs and mismatches; a case resolved earlier stays resolved.
@@ -470,7 +476,7 @@ async function compare(
 
   await q(
     `INSERT INTO recon_day_stats (tenant_id, provider, day, compared)
-    SELECT $1, $2::"Provider", day, count(*) FROM recon_result WHERE NOT expected_fee GROUP BY day
+    SELECT $1, $2::"Provider", day, count(*) FROM recon_result WHERE NOT expected GROUP BY day
     ON CONFLICT (tenant_id, provider, day) DO UPDATE SET compared = greatest(recon_day_stats.compared, EXCLUDED.compared), updated_at = now()`,
     [tenantId, provider],
   );
@@ -483,7 +489,7 @@ async function compare(
       count(*) FILTER (WHERE bucket = 'THEIRS_NOT_OURS') AS theirs,
       count(*) FILTER (WHERE bucket = 'OURS_NOT_THEIRS') AS ours,
       count(*) FILTER (WHERE bucket = 'MISMATCH') AS mismatched
-    FROM recon_result WHERE NOT expected_fee`)
+    FROM recon_result WHERE NOT expected`)
   ).rows[0]!;
 
   // Lines about money the comparison does not reconcile yet: counted and listed, never dropped.
@@ -555,7 +561,7 @@ async function compare(
  * in this transaction and set-based (a million-line report has a million fees), and
  * the worker claims and posts it like any delivery: a webhook for it arriving later
  * is a duplicate. References already claimed are skipped. The discrepancies (all
- * but expected fees) become FETCHED, like fetched events.
+ * but the expected ones) become FETCHED, like fetched events.
  */
 async function postFromSettlement(
   client: PoolClient,
@@ -563,11 +569,9 @@ async function postFromSettlement(
   provider: Provider,
   runId: bigint,
   feesInWebhooks: boolean,
+  settlementOnly: string[],
 ): Promise<{ fees: number; others: number }> {
-  const kinds: string[] = [
-    ...SETTLEMENT_KINDS,
-    ...(adapterFor(provider)?.payoutsFromSettlement === true ? PAYOUT_SETTLEMENT_KINDS : []),
-  ];
+  const kinds: string[] = [...SETTLEMENT_KINDS, ...PAYOUT_SETTLEMENT_KINDS.filter((k) => settlementOnly.includes(k))];
   const { rows } = await client.query<{ fees: string; others: string }>(
     `WITH todo AS (
       SELECT r.reference, r.kind, r.their_amount, r.their_currency, r.their_occurred_at, r.row_no, l.raw, l.account, l.arrival_date, l.payout

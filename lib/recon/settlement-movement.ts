@@ -16,7 +16,7 @@ export const SETTLEMENT_MOVEMENT_TYPE = "tally.settlement_movement";
 export const SETTLEMENT_KINDS = ["FEE", "DISPUTE", "DISPUTE_REVERSAL", "ADJUSTMENT"] as const;
 /**
  * Posted from the settlement too for a provider whose payouts only its settlement
- * reports (ProviderAdapter.payoutsFromSettlement); Stripe's are fetched as events.
+ * reports (ProviderAdapter.settlementOnly); Stripe's are fetched as events.
  */
 export const PAYOUT_SETTLEMENT_KINDS = ["PAYOUT", "PAYOUT_FAILED"] as const;
 const KINDS = [...SETTLEMENT_KINDS, ...PAYOUT_SETTLEMENT_KINDS] as const;

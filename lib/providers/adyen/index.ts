@@ -13,8 +13,9 @@ export const adyen: ProviderAdapter = {
   // Adyen counts a delivery as received only on this exact body.
   acknowledgement: { body: "[accepted]", contentType: "text/plain" },
   report: adyenReport,
-  // Adyen sends no webhook for its payout to the bank: the MerchantPayout record of the
-  // Settlement Details Report is the only word of it, posted from the report.
-  payoutsFromSettlement: true,
+  // Adyen sends no webhook for its payout to the bank, nor for an invoice deduction, a
+  // deposit correction or a balance transfer: the Settlement Details Report's
+  // MerchantPayout and standalone records are the only word of them (./report.ts).
+  settlementOnly: ["PAYOUT", "PAYOUT_FAILED", "ADJUSTMENT"],
   simulate: adyenScript,
 };

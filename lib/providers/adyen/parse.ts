@@ -20,7 +20,7 @@
 // MiscCosts and PaymentCost (FEE), InvoiceDeduction, DepositCorrection and
 // Balancetransfer (ADJUSTMENT) and its MerchantPayout (PAYOUT, keyed
 // "<merchant account>:batch:<n>:<currency>") come from the Settlement Details Report
-// and are posted from it (./report.ts; the adapter says payoutsFromSettlement).
+// and are posted from it (./report.ts; the adapter lists them as settlementOnly).
 //
 // AUTHORISATION credits the payment: this assumes the merchant account captures
 // automatically (Adyen's default). CAPTURE items are ignored so a payment never

@@ -14,7 +14,7 @@ export const paystack: ProviderAdapter = {
   // as a matter of course rather than made a discrepancy (./parse.ts).
   feesInWebhooks: false,
   // No payout webhook: a settlement is known only from GET /settlement (./settlement.ts).
-  payoutsFromSettlement: true,
+  settlementOnly: ["PAYOUT", "PAYOUT_FAILED"],
   api: PAYSTACK_API,
   settlement: paystackSettlement,
   simulate: paystackScript,

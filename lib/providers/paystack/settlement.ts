@@ -28,7 +28,7 @@
 // deductions, effective_amount = what was paid, settlement_date) names no bank account,
 // so a payout line has no `account` and posts to bank:(unknown); it is dated by its
 // createdAt (when it left the balance), and settlement_date is its arrival day. Paystack
-// sends no payout webhook, so the adapter says payoutsFromSettlement and the run posts
+// sends no payout webhook, so the adapter lists payouts as settlementOnly and the run posts
 // each payout from its line. The payout's reference is stl_<id>, not the bare id:
 // settlement, refund and dispute ids are separate counters whose ranges overlap, and a
 // refund already holds the bare-number keys (see ./parse.ts).
