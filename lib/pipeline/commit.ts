@@ -481,11 +481,13 @@ async function writeBatchOnce(members: Member[]): Promise<Decided[]> {
 async function recordPayout(tx: Tx, claim: OwnedClaim, movement: Movement, postingId: bigint): Promise<void> {
   if (movement.kind === "PAYOUT") {
     await tx.$executeRaw(Prisma.sql`
-      INSERT INTO payouts (tenant_id, provider, reference, currency, our_amount, destination, arrival_date, posting_id)
+      INSERT INTO payouts (tenant_id, provider, reference, currency, our_amount, destination, arrival_date, bank_reference, posting_id)
       VALUES (${claim.tenantId}::uuid, ${claim.provider}::"Provider", ${movement.reference}, ${movement.currency}, ${movement.amount},
-              ${movement.account}, ${movement.arrivalDate ?? null}::date, ${postingId})
+              ${movement.account}, ${movement.arrivalDate ?? null}::date, ${movement.bankReference ?? null}::text, ${postingId})
       ON CONFLICT (tenant_id, provider, reference) DO UPDATE SET our_amount = EXCLUDED.our_amount, destination = coalesce(EXCLUDED.destination, payouts.destination),
-        arrival_date = coalesce(EXCLUDED.arrival_date, payouts.arrival_date), posting_id = EXCLUDED.posting_id, updated_at = now()`);
+        arrival_date = coalesce(EXCLUDED.arrival_date, payouts.arrival_date),
+        -- A movement that does not say (most webhooks) leaves the bank reference a settlement gave.
+        bank_reference = coalesce(EXCLUDED.bank_reference, payouts.bank_reference), posting_id = EXCLUDED.posting_id, updated_at = now()`);
     return;
   }
   await tx.$executeRaw(Prisma.sql`

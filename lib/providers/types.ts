@@ -99,6 +99,8 @@ export type Movement = {
   lookupId?: string;
   /** A payout: the day the provider expects it at the bank. */
   arrivalDate?: Date;
+  /** A payout: the text the provider says its bank transfer carries (SettlementLine.bankReference). */
+  bankReference?: string;
 };
 
 export type ParseResult =
@@ -181,6 +183,9 @@ export interface ProviderAdapter {
 
 export type Window = { from: Date; to: Date };
 
+/** The longest bank reference kept: a reference's bound (a camt.053 remittance line holds 140). */
+export const BANK_REFERENCE_MAX_CHARS = 255;
+
 export type SettlementLine = {
   /** Row in the file (1 = header), or position in the API listing. */
   row: number;
@@ -209,6 +214,14 @@ export type SettlementLine = {
   account?: string;
   /** A payout line: the day the provider expects it at the bank. */
   arrivalDate?: Date;
+  /**
+   * A payout line: the text the provider says its transfer carries to the bank (Adyen: the
+   * MerchantPayout's Modification Reference, "TX… batch 7, <merchant account>"), when that is
+   * not `reference`. The bank step looks for it in a credit's remittance beside `reference`,
+   * which for such providers is our key and never reaches the bank. Trimmed, at most
+   * BANK_REFERENCE_MAX_CHARS; unset when the provider gives none.
+   */
+  bankReference?: string;
   currency: string;
   occurredAt: Date;
   /** The line as the provider gave it (CSV text or JSON), kept as evidence. */

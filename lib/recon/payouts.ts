@@ -33,6 +33,8 @@ export type PayoutStatement = {
   status: PayoutStatus;
   arrivalDate: Date | null;
   destination: string | null;
+  /** The text the provider says its transfer carries to the bank, when that is not the reference. */
+  bankReference: string | null;
   bankLineId: bigint | null;
   lines: number;
   theirs: StatementSide;
@@ -47,6 +49,7 @@ type StatementRow = {
   status: PayoutStatus;
   arrival_date: Date | null;
   destination: string | null;
+  bank_reference: string | null;
   bank_line_id: bigint | null;
   our_amount: bigint | null;
   their_amount: bigint | null;
@@ -108,7 +111,7 @@ function statementSql(
       JOIN ledger_entries e ON e.posting_id = po.id AND e.currency = p.currency
       JOIN accounts a ON a.id = e.account_id AND a.kind = 'PROVIDER_CLEARING'
       GROUP BY r.payout_reference)
-    SELECT p.id, p.reference, p.provider, trim(p.currency) AS currency, p.status, p.arrival_date, p.destination, p.bank_line_id,
+    SELECT p.id, p.reference, p.provider, trim(p.currency) AS currency, p.status, p.arrival_date, p.destination, p.bank_reference, p.bank_line_id,
            p.our_amount, p.their_amount, coalesce(t.lines, 0) AS lines,
            coalesce(t.gross, 0)::bigint AS t_gross, coalesce(t.refunds, 0)::bigint AS t_refunds, coalesce(t.fees, 0)::bigint AS t_fees,
            coalesce(t.disputes, 0)::bigint AS t_disputes, coalesce(t.adjustments, 0)::bigint AS t_adjustments,
@@ -139,6 +142,7 @@ function toStatement(r: StatementRow): PayoutStatement {
     status: r.status,
     arrivalDate: r.arrival_date,
     destination: r.destination,
+    bankReference: r.bank_reference,
     bankLineId: r.bank_line_id,
     lines: r.lines,
     theirs: side(r.t_gross, r.t_refunds, r.t_fees, r.t_disputes, r.t_adjustments, r.their_amount),
@@ -319,13 +323,14 @@ export async function reconcilePayouts(
     [tenantId, provider, runId],
   );
   await client.query(
-    `INSERT INTO payouts (tenant_id, provider, reference, currency, their_amount, destination, arrival_date)
-     SELECT $1::uuid, $2::"Provider", reference, min(settled_currency), -sum(settled_gross), min(account), min(arrival_date) FROM recon_lines
+    `INSERT INTO payouts (tenant_id, provider, reference, currency, their_amount, destination, arrival_date, bank_reference)
+     SELECT $1::uuid, $2::"Provider", reference, min(settled_currency), -sum(settled_gross), min(account), min(arrival_date), min(bank_reference)
+     FROM recon_lines
      WHERE kind = 'PAYOUT' GROUP BY reference HAVING sum(settled_gross) < 0 AND min(settled_currency) = max(settled_currency)
-     -- The webhook's destination and arrival day, when one came, stand; the settlement's fill what it left empty.
+     -- The webhook's destination, arrival day and bank reference, when one came, stand; the settlement's fill what it left empty.
      ON CONFLICT (tenant_id, provider, reference) DO UPDATE SET their_amount = EXCLUDED.their_amount,
        destination = coalesce(payouts.destination, EXCLUDED.destination), arrival_date = coalesce(payouts.arrival_date, EXCLUDED.arrival_date),
-       updated_at = now()`,
+       bank_reference = coalesce(payouts.bank_reference, EXCLUDED.bank_reference), updated_at = now()`,
     [tenantId, provider],
   );
   const touched = (

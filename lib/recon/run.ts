@@ -130,12 +130,12 @@ async function loadLines(
       if (line.kind !== "OTHER") loaded.money++;
       min = Math.min(min, t);
       max = Math.max(max, t);
-      yield `${line.row}\t${copyText(line.reference)}\t${line.kind}\t${line.amount}\t${line.currency}\t${line.occurredAt.toISOString()}\t${copyText(line.raw)}\t${copyOrNull(line.notReconciled)}\t${line.settledGross ?? line.amount}\t${line.settledCurrency ?? line.currency}\t${line.fee ?? 0n}\t${copyOrNull(line.payout)}\t${copyOrNull(line.lineId)}\t${copyOrNull(line.account)}\t${line.arrivalDate ? line.arrivalDate.toISOString().slice(0, 10) : "\\N"}\n`;
+      yield `${line.row}\t${copyText(line.reference)}\t${line.kind}\t${line.amount}\t${line.currency}\t${line.occurredAt.toISOString()}\t${copyText(line.raw)}\t${copyOrNull(line.notReconciled)}\t${line.settledGross ?? line.amount}\t${line.settledCurrency ?? line.currency}\t${line.fee ?? 0n}\t${copyOrNull(line.payout)}\t${copyOrNull(line.lineId)}\t${copyOrNull(line.account)}\t${line.arrivalDate ? line.arrivalDate.toISOString().slice(0, 10) : "\\N"}\t${copyOrNull(line.bankReference?.trim())}\n`;
     }
   }
   const copy = client.query(
     copyFrom(
-      "COPY recon_lines (row_no, reference, kind, amount, currency, occurred_at, raw, not_reconciled, settled_gross, settled_currency, fee, payout, line_id, account, arrival_date) FROM STDIN",
+      "COPY recon_lines (row_no, reference, kind, amount, currency, occurred_at, raw, not_reconciled, settled_gross, settled_currency, fee, payout, line_id, account, arrival_date, bank_reference) FROM STDIN",
     ),
   );
   await pipeline(Readable.from(chunks()), copy);
@@ -206,7 +206,7 @@ export async function runReconciliation(input: ReconInput): Promise<DomainResult
     await client.query("BEGIN");
     await client.query(
       `CREATE TEMP TABLE recon_lines (row_no int, reference text, kind text, amount bigint, currency text, occurred_at timestamptz, raw text, not_reconciled text,
-        settled_gross bigint, settled_currency text, fee bigint, payout text, line_id text, account text, arrival_date date) ON COMMIT DROP`,
+        settled_gross bigint, settled_currency text, fee bigint, payout text, line_id text, account text, arrival_date date, bank_reference text) ON COMMIT DROP`,
     );
     const meta = { header: null as string[] | null, format: "api" };
     const lines =
@@ -574,7 +574,7 @@ async function postFromSettlement(
   const kinds: string[] = [...SETTLEMENT_KINDS, ...PAYOUT_SETTLEMENT_KINDS.filter((k) => settlementOnly.includes(k))];
   const { rows } = await client.query<{ fees: string; others: string }>(
     `WITH todo AS (
-      SELECT r.reference, r.kind, r.their_amount, r.their_currency, r.their_occurred_at, r.row_no, l.raw, l.account, l.arrival_date, l.payout
+      SELECT r.reference, r.kind, r.their_amount, r.their_currency, r.their_occurred_at, r.row_no, l.raw, l.account, l.arrival_date, l.payout, l.bank_reference
       FROM recon_result r LEFT JOIN recon_lines l ON l.row_no = r.row_no
       WHERE r.bucket = 'THEIRS_NOT_OURS' AND r.kind = ANY($4::text[]) AND r.their_currency IS NOT NULL
         AND NOT EXISTS (SELECT 1 FROM processed_events pe WHERE pe.idempotency_key = $1::text || ':' || $2::text || ':' || r.reference)),
@@ -588,6 +588,7 @@ async function postFromSettlement(
                                    WHEN kind = 'PAYOUT_FAILED' THEN coalesce(nullif(payout, reference), CASE WHEN reference LIKE '%:failed' THEN left(reference, -7) END) END,
           'account', CASE WHEN kind IN ('PAYOUT', 'PAYOUT_FAILED') THEN account END,
           'arrivalDate', CASE WHEN kind = 'PAYOUT' THEN to_char(arrival_date, 'YYYY-MM-DD') END,
+          'bankReference', CASE WHEN kind = 'PAYOUT' THEN bank_reference END,
           -- The movement's amount: its clearing leg is the line's (fees, disputes and payouts take from the balance).
           'amount', (CASE WHEN kind IN ('FEE', 'DISPUTE', 'PAYOUT') THEN -their_amount ELSE their_amount END)::text,
           'currency', their_currency,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { BANK_REFERENCE_MAX_CHARS } from "@/lib/providers/types";
 import { parseSettlementMovement, settlementMovementBody } from "@/lib/recon/settlement-movement";
 
 const source = { runId: 7n, row: 3, line: "raw line" };
@@ -66,5 +67,63 @@ describe("a settlement movement's body", () => {
     expect(parseSettlementMovement(payout("-5"))).toMatchObject({ kind: "failed", error: /payout cannot be negative/ });
     expect(parseSettlementMovement(payout("5", "04.11.2026"))).toMatchObject({ kind: "failed", error: /arrivalDate/ });
     expect(parseSettlementMovement(payout("5"))).toMatchObject({ kind: "money" });
+  });
+});
+
+describe("a settlement movement's bank reference", () => {
+  const payout = (o: Record<string, unknown>) =>
+    Buffer.from(
+      JSON.stringify({
+        type: "tally.settlement_movement",
+        movement: {
+          kind: "PAYOUT",
+          reference: "MerchantA:batch:42:EUR",
+          amount: "98760",
+          currency: "EUR",
+          occurredAt: at.toISOString(),
+          description: "",
+          ...o,
+        },
+        source: { runId: "1", row: 1, line: "" },
+      }),
+    );
+
+  it("carries a payout's bank reference through to the movement, trimmed, and no other kind's", () => {
+    const body = settlementMovementBody(
+      {
+        kind: "PAYOUT",
+        reference: "MerchantA:batch:42:EUR",
+        bankReference: "TX000000000042XT batch 42, MerchantA",
+        amount: 98_760n,
+        currency: "EUR",
+        occurredAt: at,
+        description: "adyen payout",
+      },
+      source,
+    );
+    expect(parseSettlementMovement(body)).toMatchObject({
+      kind: "money",
+      movements: [{ kind: "PAYOUT", bankReference: "TX000000000042XT batch 42, MerchantA" }],
+    });
+    expect(parseSettlementMovement(payout({ bankReference: "  TX1 batch 1, M  " }))).toMatchObject({
+      movements: [{ bankReference: "TX1 batch 1, M" }],
+    });
+    const fee = parseSettlementMovement(payout({ kind: "FEE", reference: "pi_1:fee", bankReference: "TX1 batch 1" }));
+    expect(fee).toMatchObject({ kind: "money" });
+    expect((fee as { movements: { bankReference?: string }[] }).movements[0]!.bankReference).toBeUndefined();
+  });
+
+  it("refuses a bank reference that is empty or longer than the bound, naming the field", () => {
+    expect(parseSettlementMovement(payout({ bankReference: "   " }))).toMatchObject({
+      kind: "failed",
+      error: /bankReference/,
+    });
+    expect(parseSettlementMovement(payout({ bankReference: "x".repeat(BANK_REFERENCE_MAX_CHARS + 1) }))).toMatchObject({
+      kind: "failed",
+      error: /bankReference/,
+    });
+    expect(parseSettlementMovement(payout({ bankReference: "x".repeat(BANK_REFERENCE_MAX_CHARS) }))).toMatchObject({
+      kind: "money",
+    });
   });
 });

@@ -7,7 +7,7 @@
 // unparseable webhook of its provider.
 import { z } from "zod";
 import { describeZodError, parseJson } from "@/lib/providers/fields";
-import type { Movement, ParseResult } from "@/lib/providers/types";
+import { BANK_REFERENCE_MAX_CHARS, type Movement, type ParseResult } from "@/lib/providers/types";
 import { SIGNED_KINDS } from "@/lib/ledger/movements";
 
 export const SETTLEMENT_MOVEMENT_TYPE = "tally.settlement_movement";
@@ -31,6 +31,8 @@ const body = z.object({
     /** A payout's bank account, by the provider's id of it. */
     account: z.string().min(1).max(200).optional(),
     arrivalDate: z.iso.date().optional(),
+    /** A payout's text at the bank (SettlementLine.bankReference). */
+    bankReference: z.string().trim().min(1).max(BANK_REFERENCE_MAX_CHARS).optional(),
     amount: z.string().regex(/^-?[0-9]{1,18}$/, "an integer of minor units"),
     currency: z.string().regex(/^[A-Z]{3}$/, "an ISO 4217 code"),
     occurredAt: z.iso.datetime(),
@@ -56,6 +58,7 @@ export function settlementMovementBody(m: SettlementMovement, source: { runId: b
         ...(m.paymentReference && { paymentReference: m.paymentReference }),
         ...(m.account && { account: m.account }),
         ...(m.arrivalDate && { arrivalDate: m.arrivalDate }),
+        ...(m.bankReference && { bankReference: m.bankReference }),
         amount: m.amount.toString(),
         currency: m.currency,
         occurredAt: m.occurredAt.toISOString(),
@@ -87,6 +90,8 @@ export function parseSettlementMovement(rawBody: Buffer): ParseResult {
         account: m.kind === "PAYOUT" || m.kind === "PAYOUT_FAILED" ? (m.account ?? null) : null,
         ...(m.paymentReference && { paymentReference: m.paymentReference }),
         ...(m.arrivalDate && { arrivalDate: new Date(`${m.arrivalDate}T00:00:00Z`) }),
+        // Only a payout reaches the bank: another kind's text would be searched in its credits for nothing.
+        ...(m.kind === "PAYOUT" && m.bankReference && { bankReference: m.bankReference }),
         amount,
         currency: m.currency,
         occurredAt: new Date(m.occurredAt),

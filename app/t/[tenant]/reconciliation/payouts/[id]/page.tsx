@@ -1,5 +1,6 @@
 // One payout's close statement: the provider's figures beside our ledger's, the
-// residual each leaves, the bank credit it was matched to, the case a residual
+// residual each leaves, the text its transfer carries to the bank (when the
+// provider names one), the bank credit it was matched to, the case a residual
 // opened, and every line with both sides (the lines that explain a residual).
 import Link from "next/link";
 import { type DetailParams, openDetail } from "@/app/t/[tenant]/open-detail";
@@ -54,6 +55,14 @@ export default async function PayoutPage({ params }: { params: DetailParams }) {
         <dd>{s.arrivalDate ? s.arrivalDate.toISOString().slice(0, 10) : "not given"}</dd>
         <dt>Destination</dt>
         <dd className="mono">{s.destination ?? "—"}</dd>
+        {s.bankReference && (
+          <>
+            <dt>Bank reference</dt>
+            <dd className="mono" data-testid="payout-bank-reference">
+              {s.bankReference}
+            </dd>
+          </>
+        )}
         <dt>Bank</dt>
         <dd data-testid="payout-bank">
           {bankLine

@@ -1,6 +1,7 @@
 // GET /api/v1/tenants/{tenant}/payouts/{id}[?format=csv]: one payout's close statement, from
-// the provider's lines and from our ledger side by side, and every line with both
-// sides; format=csv: the lines as CSV after the statement's two rows.
+// the provider's lines and from our ledger side by side (with statement.bankReference, the
+// text its transfer carries to the bank, or null), and every line with both sides;
+// format=csv: the lines as CSV after the statement's two rows.
 import { z } from "zod";
 import { withTenant } from "@/lib/auth/with-access";
 import { SECTION_ROLES } from "@/lib/auth/roles";
