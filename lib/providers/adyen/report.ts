@@ -21,7 +21,10 @@
 //   account and batch number are on every record and never change once the batch has
 //   closed (the file is settlement_detail_report_batch_<n>.csv); the currency keeps two
 //   payouts of one batch apart when it settles in two. The report names no bank account
-//   and no arrival date, so neither is set (the payout goes to bank:(unknown)).
+//   and no arrival date, so neither is set (the payout goes to bank:(unknown)). The
+//   Modification Reference is the payout's bankReference instead: the key never reaches
+//   the bank, that text does, and the bank step looks for it in a credit's remittance
+//   (trimmed; empty leaves it unset; longer than BANK_REFERENCE_MAX_CHARS is refused).
 // - Records not about one payment, read from their net columns (Adyen leaves the gross
 //   ones and Psp Reference empty): Fee (the month's transaction fees), MiscCosts and
 //   PaymentCost (a cost booked against a payment, e.g. Klarna's late-return fee) are FEE,
@@ -46,7 +49,7 @@
 import { isIsoCurrency, MAX_MINOR_UNITS } from "@/lib/ledger/money";
 import { cell, dateTime, money, ReportError, type ReportParser } from "@/lib/providers/report";
 import { adyenZoneOffset, knownAdyenZones } from "@/lib/providers/adyen/timezones";
-import type { SettlementLine } from "@/lib/providers/types";
+import { BANK_REFERENCE_MAX_CHARS, type SettlementLine } from "@/lib/providers/types";
 
 const FEE_COLUMNS = ["Commission (NC)", "Markup (NC)", "Scheme Fees (NC)", "Interchange (NC)"] as const;
 
@@ -180,6 +183,13 @@ export const adyenReport: ReportParser = {
           );
         if (debit === 0n) throw new ReportError(row, debitColumn, "empty: a MerchantPayout needs the amount paid out");
         const reference = `${batch}:${currency}`;
+        const bankReference = get("Modification Reference");
+        if (bankReference.length > BANK_REFERENCE_MAX_CHARS)
+          throw new ReportError(
+            row,
+            "Modification Reference",
+            `a MerchantPayout's bank transfer description over ${BANK_REFERENCE_MAX_CHARS} characters`,
+          );
         return {
           row,
           reference,
@@ -190,6 +200,7 @@ export const adyenReport: ReportParser = {
           raw,
           payout: reference,
           lineId: reference,
+          ...(bankReference && { bankReference }),
         };
       }
 
