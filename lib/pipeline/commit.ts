@@ -122,13 +122,16 @@ async function confirmWithProvider(claim: OwnedClaim, movement: Movement): Promi
 }
 
 /**
- * Throws a hold when this refund would take the payment's refunded total past the
- * payment's amount (in its currency). Runs under the payment's advisory lock, in
- * the commit's transaction: a concurrent refund of the same payment waits for this
- * commit and then counts this refund. A payment not posted yet cannot be checked
- * (its amount is unknown); refunds naming no account wait for it anyway.
+ * Throws a hold when this refund or dispute would take what the payment's refunds and
+ * disputes withdrew (less what disputes gave back) past the payment's amount (in its
+ * currency): one payment is never taken back twice, as when a provider reports a lost
+ * dispute's money both as a refund and as the dispute's settlement (PayPal can:
+ * lib/providers/paypal/parse.ts). Runs under the payment's advisory lock, in the
+ * commit's transaction: a concurrent refund or dispute of the same payment waits for
+ * this commit and then counts it. A payment not posted yet cannot be checked (its
+ * amount is unknown); refunds naming no account wait for it anyway.
  */
-async function refuseOverRefund(
+async function refuseOverWithdrawal(
   tx: Tx,
   claim: OwnedClaim,
   movement: Movement,
@@ -142,13 +145,13 @@ async function refuseOverRefund(
     FROM processed_events
     WHERE tenant_id = ${claim.tenantId}::uuid AND provider = ${claim.provider}::"Provider" AND amount IS NOT NULL
       AND ((provider_reference = ${paymentReference} AND movement_kind = 'PAYMENT' AND status = 'DONE')
-        OR (payment_reference = ${paymentReference} AND movement_kind = 'REFUND' AND status IN ('DONE', 'HELD')))
+        OR (payment_reference = ${paymentReference} AND movement_kind IN ('REFUND', 'DISPUTE', 'DISPUTE_REVERSAL') AND status IN ('DONE', 'HELD')))
     ORDER BY id`);
   const payment = claims.find((c) => c.kind === "PAYMENT");
   if (!payment || payment.currency !== movement.currency) return;
   const refunded = claims
-    .filter((c) => c.kind === "REFUND" && c.status === "DONE" && c.currency === movement.currency)
-    .reduce((sum, c) => sum + c.amount, 0n);
+    .filter((c) => c.kind !== "PAYMENT" && c.status === "DONE" && c.currency === movement.currency)
+    .reduce((sum, c) => sum + (c.kind === "DISPUTE_REVERSAL" ? -c.amount : c.amount), 0n);
   if (refunded + movement.amount <= payment.amount) return;
   const side = (c: (typeof claims)[number]) => ({
     reference: c.reference,
@@ -158,14 +161,14 @@ async function refuseOverRefund(
     status: c.status,
     rawEventId: c.raw_event_id.toString(),
   });
-  const reason = `refund ${movement.reference} of ${movement.amount} ${movement.currency} would bring ${paymentReference}'s refunds to ${refunded + movement.amount}, past the payment's ${payment.amount}: held for accountants, not posted`;
+  const reason = `${movement.kind === "REFUND" ? "refund" : "dispute"} ${movement.reference} of ${movement.amount} ${movement.currency} would bring ${paymentReference}'s refunds and disputes to ${refunded + movement.amount}, past the payment's ${payment.amount}: held for accountants, not posted`;
   throw new Abort({
     kind: "hold",
     reason,
     evidence: {
       claimed: {
         payment: side(payment),
-        refunds: claims.filter((c) => c.kind === "REFUND").map(side),
+        refunds: claims.filter((c) => c.kind !== "PAYMENT").map(side),
         refundedSoFar: refunded.toString(),
         rawEventIds: claims.map((c) => c.raw_event_id.toString()),
       },
@@ -364,14 +367,19 @@ async function inParallel(items: Iterable<number>, limit: number, fn: (item: num
 
 /**
  * The payment (payout) a member's advisory lock is about: its own reference, or the
- * payment a refund refunds (the payout a failure returns). Other kinds lock nothing.
+ * payment a refund refunds or a dispute takes from (the payout a failure returns), so
+ * the refunds and disputes of one payment are checked against it one at a time.
+ * Other kinds lock nothing.
  */
 const lockedPayment = (m: Member): string | undefined =>
   AWAITED_KINDS.has(m.movement.kind)
     ? m.movement.reference
-    : AWAITS[m.movement.kind]
+    : AWAITS[m.movement.kind] || WITHDRAWING.has(m.movement.kind)
       ? m.movement.paymentReference
       : undefined;
+
+/** Kinds that take a payment's money back: together they cannot take more than it (refuseOverWithdrawal). */
+const WITHDRAWING: ReadonlySet<string> = new Set(["REFUND", "DISPUTE"]);
 
 /** A member's write failed and aborted the transaction: the batch is retried without it. */
 class MemberFailed extends Error {
@@ -545,9 +553,10 @@ async function writeMember(
     counter = found;
   }
   // The batch holds the payment's lock (see lockPaymentReference): refunds that arrived
-  // first wait for this payment, and two refunds of one payment cannot both fit under its amount.
-  if (movement.kind === "REFUND" && movement.paymentReference)
-    await refuseOverRefund(tx, claim, movement, movement.paymentReference);
+  // first wait for this payment, and two refunds (or a refund and a dispute) of one
+  // payment cannot both fit under its amount.
+  if (WITHDRAWING.has(movement.kind) && movement.paymentReference)
+    await refuseOverWithdrawal(tx, claim, movement, movement.paymentReference);
   const customer = counter!.code;
   // An account found through the awaited posting exists already (its entries name it).
   const customerId =
