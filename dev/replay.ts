@@ -23,7 +23,7 @@ import { config } from "@/lib/platform/config";
 import { Prisma, prisma } from "@/lib/platform/db";
 import { exportLedger } from "@/lib/ledger/export";
 import { ledgerViolations } from "@/lib/ledger/invariants";
-import type { Delivery } from "@/dev/simulator/day";
+import { carriedMovements, type Delivery } from "@/dev/simulator/day";
 import type { Defect } from "@/dev/simulator/defects";
 import type { ExportedPosting, LedgerExport } from "@/lib/ledger/export";
 import { readDayFile, type DayHeader } from "@/dev/simulator/day-file";
@@ -684,7 +684,9 @@ async function replayRuns(
   const defects = header.defects ?? [];
   const orderDependent = orderDependentPostings(defects);
   const expected = expectedOfDefects(defects, deliveries);
-  const expectedPostings = deliveredMovements(header).length + expected.postings;
+  // Each delivered movement, what its delivery carries besides it (PayPal's capture fees), and the defects'.
+  const expectedPostings =
+    deliveredMovements(header).length + carriedMovements(deliveredMovements(header)).length + expected.postings;
   const movementsByKey = new Map(header.movements.map((m) => [postingKey(m.tenant, m), m]));
   if (defects.length)
     o.log(

@@ -436,6 +436,18 @@ export function generateDay(input: DayOptions): Day {
   return { movements, deliveries: r.shuffle(deliveries), dropped, defects, options: o };
 }
 
+/**
+ * The movements the day's deliveries carry besides its own (PayPal's capture fees),
+ * with the tenant and provider of the movement that carries each: posted too.
+ */
+export function carriedMovements(
+  movements: readonly SimMovement[],
+): { tenant: string; provider: SimProvider; reference: string; kind: "FEE"; amount: number; currency: string }[] {
+  return movements.flatMap((m) =>
+    (scriptFor(m.provider).carried?.(m) ?? []).map((c) => ({ ...c, tenant: m.tenant, provider: m.provider })),
+  );
+}
+
 /** What the ledger must hold per tenant, account and currency once every movement is posted (credit-normal: payments negative). */
 export function expectedBalances(movements: SimMovement[]): Map<string, bigint> {
   const balances = new Map<string, bigint>();

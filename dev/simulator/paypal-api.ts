@@ -1,7 +1,8 @@
 // PayPal's REST API as the simulators play it, answering from the day's truth:
 // POST /v1/oauth2/token (client credentials, HTTP basic) gives a bearer token, and
 // GET /v2/payments/captures/{id} and /v2/payments/refunds/{id} return the capture or
-// refund the webhook announced, as PayPal's API shapes it. The worker asks it before
+// refund the webhook announced, as PayPal's API shapes it; reversals (refund objects)
+// and disputes (GET /v1/customer/disputes/{id}) are served as they were added. The worker asks it before
 // posting a PayPal movement (lib/providers/paypal/confirm.ts); a non-PayPal base URL
 // is allowed there only where simulators are.
 import { randomBytes } from "node:crypto";
@@ -15,22 +16,51 @@ const TOKEN_SECONDS = 32_400;
 export class PaypalAccounts {
   private readonly byClient = new Map<
     string,
-    { secret: string; movements: Map<string, SimMovement>; refunded: Map<string, number> }
+    {
+      secret: string;
+      movements: Map<string, SimMovement>;
+      refunded: Map<string, number>;
+      /** Resources added as they are (reversals, disputes), by "refunds/{id}" or "disputes/{id}". */
+      resources: Map<string, object>;
+    }
   >();
   private readonly tokens = new Map<string, string>();
 
   /** The tenant's PayPal movements, visible to its REST app. */
   add(clientId: string, clientSecret: string, movements: readonly SimMovement[]): this {
-    const mine = this.byClient.get(clientId) ?? { secret: clientSecret, movements: new Map(), refunded: new Map() };
-    mine.secret = clientSecret;
+    const mine = this.client(clientId, clientSecret);
     for (const m of movements) {
       if (m.provider !== "paypal") continue;
       mine.movements.set(m.reference, m);
       if (m.kind === "REFUND" && m.paymentReference)
         mine.refunded.set(m.paymentReference, (mine.refunded.get(m.paymentReference) ?? 0) + m.amount);
     }
-    this.byClient.set(clientId, mine);
     return this;
+  }
+
+  /** A reversal or a dispute as PayPal's API will show it to the REST app; added again, it replaces the earlier one (a dispute moves on). */
+  addResource(
+    clientId: string,
+    clientSecret: string,
+    kind: "refunds" | "disputes",
+    resource: { id?: string; dispute_id?: string },
+  ): this {
+    const id = kind === "disputes" ? resource.dispute_id : resource.id;
+    if (!id) throw new Error(`a ${kind} resource needs its id`);
+    this.client(clientId, clientSecret).resources.set(`${kind}/${id}`, resource);
+    return this;
+  }
+
+  private client(clientId: string, clientSecret: string) {
+    const mine = this.byClient.get(clientId) ?? {
+      secret: clientSecret,
+      movements: new Map(),
+      refunded: new Map(),
+      resources: new Map(),
+    };
+    mine.secret = clientSecret;
+    this.byClient.set(clientId, mine);
+    return mine;
   }
 
   issueToken(authorization: string | undefined): string | null {
@@ -48,12 +78,15 @@ export class PaypalAccounts {
   /** The resource PayPal's API would return, or why not. */
   lookup(
     authorization: string | undefined,
-    kind: "captures" | "refunds",
+    kind: "captures" | "refunds" | "disputes",
     id: string,
   ): object | "unauthorized" | "not_found" {
     const token = /^Bearer (.+)$/.exec(authorization ?? "")?.[1] ?? "";
     const client = this.byClient.get(this.tokens.get(token) ?? "");
     if (!client) return "unauthorized";
+    const added = client.resources.get(`${kind}/${id}`);
+    if (added) return added;
+    if (kind === "disputes") return "not_found";
     const m = client.movements.get(id);
     if (!m || (kind === "refunds") !== (m.kind === "REFUND")) return "not_found";
     if (m.kind === "REFUND") return refundResource(m);
@@ -86,11 +119,12 @@ export function servePaypalApi(req: IncomingMessage, res: ServerResponse, accoun
     });
     return true;
   }
-  const match = /^\/v2\/payments\/(captures|refunds)\/([^/]+)$/.exec(path);
+  const match =
+    /^\/v2\/payments\/(captures|refunds)\/([^/]+)$/.exec(path) ?? /^\/v1\/customer\/(disputes)\/([^/]+)$/.exec(path);
   if (req.method !== "GET" || !match) return false;
   const found = accounts.lookup(
     req.headers.authorization,
-    match[1] as "captures" | "refunds",
+    match[1] as "captures" | "refunds" | "disputes",
     decodeURIComponent(match[2]!),
   );
   if (found === "unauthorized")

@@ -247,9 +247,18 @@ const API = "https://api.sandbox.paypal.com";
 
 /** PAYMENT.CAPTURE.COMPLETED, shaped like PayPal's documented example. */
 export function aPaypalCapture(
-  o: { id?: string; value?: string; currency?: string; customId?: string | null; invoiceId?: string } = {},
+  o: {
+    id?: string;
+    value?: string;
+    currency?: string;
+    customId?: string | null;
+    invoiceId?: string;
+    /** PayPal's fee of the capture (seller_receivable_breakdown.paypal_fee); null leaves it out. */
+    fee?: string | null;
+  } = {},
 ) {
   const id = o.id ?? unique("CAP").toUpperCase();
+  const fee = o.fee === undefined ? "1.17" : o.fee;
   return {
     id: unique("WH-"),
     event_version: "1.0",
@@ -267,8 +276,7 @@ export function aPaypalCapture(
       final_capture: true,
       seller_receivable_breakdown: {
         gross_amount: { currency_code: o.currency ?? "USD", value: o.value ?? "30.00" },
-        paypal_fee: { currency_code: o.currency ?? "USD", value: "1.17" },
-        net_amount: { currency_code: o.currency ?? "USD", value: "28.83" },
+        ...(fee !== null && { paypal_fee: { currency_code: o.currency ?? "USD", value: fee } }),
       },
       ...(o.customId !== null && { custom_id: o.customId ?? "acct_alice" }),
       ...(o.invoiceId && { invoice_id: o.invoiceId }),
@@ -530,7 +538,8 @@ export function aPaymentWithMoney(
       return e;
     }
     case "paypal": {
-      const e = aPaypalCapture();
+      // Without its fee: these cases are about the capture's amount, in any currency.
+      const e = aPaypalCapture({ fee: null });
       set(e.resource.amount as Record<string, unknown>, "value", "currency_code");
       return e;
     }

@@ -1,6 +1,7 @@
-// Before a PayPal capture or refund is posted, ask PayPal: GET {apiBaseUrl}/v2/payments/
-// captures/{id} or /v2/payments/refunds/{id}, with an OAuth token made from the
-// endpoint's client credentials. The webhook's signature covers only the CRC-32 of the
+// Before a PayPal movement is posted, ask PayPal: GET {apiBaseUrl}/v2/payments/
+// captures/{id} or /v2/payments/refunds/{id} (a capture, a refund, a reversal, their
+// fees) or /v1/customer/disputes/{id} (a dispute's movements), with an OAuth token made
+// from the endpoint's client credentials. The webhook's signature covers only the CRC-32 of the
 // body, and CRC-32 is not a cryptographic hash: from one captured delivery anyone can
 // build a body with another amount and account and the same CRC-32 (a padding field
 // solves it), so the signature verifies. PayPal's API answer is what is posted; a
@@ -11,6 +12,7 @@ import { z } from "zod";
 import { type ApiBase, providerApiBase } from "@/lib/providers/api-base";
 import { decimalText, toMinorUnits } from "@/lib/ledger/money";
 import { confirmSettings } from "@/lib/providers/confirm-settings";
+import { captureMovements, disputeMovements, refundMovements, reversalMovements } from "@/lib/providers/paypal/parse";
 import type { ConfirmResult, Movement, ProviderApi } from "@/lib/providers/types";
 
 export const PAYPAL_API = "https://api-m.paypal.com";
@@ -24,7 +26,7 @@ const DEFAULT_TIMEOUT_MS = 10_000;
 const TOKEN_MARGIN_MS = 60_000;
 
 const NO_CREDENTIALS =
-  "settings.clientId and settings.clientSecret (the PayPal REST app's client credentials) are required to confirm captures and refunds";
+  "settings.clientId and settings.clientSecret (the PayPal REST app's client credentials) are required to confirm PayPal's movements";
 const settingsSchema = z.object({
   clientId: z.string({ error: NO_CREDENTIALS }).trim().min(1, NO_CREDENTIALS),
   clientSecret: z.string({ error: NO_CREDENTIALS }).trim().min(1, NO_CREDENTIALS),
@@ -33,6 +35,9 @@ const settingsSchema = z.object({
     .url("settings.apiBaseUrl must be a URL")
     .default(PAYPAL_API),
 });
+
+/** A movement's lookupId (./parse.ts): the path of the resource it was read from; ids as PayPal's are. */
+const LOOKUP = /^(captures|refunds|disputes)\/([A-Za-z0-9-]{1,64})$/;
 
 const tokenResponse = z.object({ access_token: z.string().min(1), expires_in: z.number().positive() });
 
@@ -126,64 +131,132 @@ export function paypalConfirmer(options: { timeoutMs?: number; clock?: () => num
     return made;
   }
 
-  return async function confirmPaypal(
-    movement: Movement,
+  /**
+   * GET a resource of PayPal's API (path under the base, e.g. /v2/payments/captures/{id}):
+   * its JSON, or a definite refusal; throws on outages (network, 429, 5xx, unreadable body).
+   */
+  async function fetchResource(
     rawSettings: Record<string, unknown>,
-  ): Promise<ConfirmResult> {
-    // PayPal's webhooks post captures and refunds only; anything else has nothing to confirm here.
-    if (movement.kind !== "PAYMENT" && movement.kind !== "REFUND") return { ok: true };
+    path: string,
+    noun: string,
+  ): Promise<{ ok: true; json: unknown } | (ConfirmResult & { ok: false })> {
     const settings = confirmSettings(settingsSchema, rawSettings);
     if (!settings.ok) return settings;
     const base = paypalApiBase(settings.value.apiBaseUrl);
     if (!base.ok) return { ok: false, reason: "not_configured", message: base.message };
     const { clientId, clientSecret } = settings.value;
-    const what = movement.kind === "PAYMENT" ? "captures" : "refunds";
-    const url = new URL(
-      `${base.url.pathname.replace(/\/$/, "")}/v2/payments/${what}/${encodeURIComponent(movement.reference)}`,
-      base.url,
-    );
+    const url = new URL(`${base.url.pathname.replace(/\/$/, "")}${path}`, base.url);
 
     let response: Response | null = null;
     // A token PayPal no longer honours (revoked, or expired early) is made again once.
     for (let attempt = 0; attempt < 2; attempt++) {
       const t = await token(base.url, clientId, clientSecret);
-      if ("ok" in t) return t;
+      if ("ok" in t) return t as ConfirmResult & { ok: false };
       response = await call(url, { headers: { authorization: `Bearer ${t.value}`, accept: "application/json" } });
       if (response.status !== 401) break;
       for (const [key, value] of tokens) if (value.value === t.value) tokens.delete(key);
     }
     if (!response) throw new Error("PayPal API: no response");
     if (response.status === 429 || response.status >= 500)
-      throw new Error(`PayPal ${what} API answered HTTP ${response.status}; retry later`);
+      throw new Error(`PayPal API, asked for ${noun}, answered HTTP ${response.status}; retry later`);
     if (response.status === 401 || response.status === 403)
       return {
         ok: false,
         reason: "not_configured",
-        message: `PayPal refused the token made from settings.clientId (HTTP ${response.status}): the REST app may lack access to payments`,
+        message: `PayPal refused the token made from settings.clientId (HTTP ${response.status}): the REST app may lack access to ${noun.split(" ")[0]}s`,
       };
     const text = await response.text();
-    if (response.status === 404)
-      return {
-        ok: false,
-        reason: "not_found",
-        message: `PayPal has no ${movement.kind === "PAYMENT" ? "capture" : "refund"} ${movement.reference} (HTTP 404)`,
-      };
+    if (response.status === 404) return { ok: false, reason: "not_found", message: `PayPal has no ${noun} (HTTP 404)` };
     if (!response.ok)
+      return { ok: false, reason: "not_found", message: `PayPal answered HTTP ${response.status} for ${noun}` };
+    try {
+      return { ok: true, json: JSON.parse(text) };
+    } catch {
+      throw new Error(`PayPal API answered HTTP ${response.status} for ${noun} with an unreadable body`);
+    }
+  }
+
+  /**
+   * A fee, a reversal or a dispute's movement: PayPal's copy of the resource it was read
+   * from (the movement's lookupId), through the parser's own mapping (./parse.ts).
+   */
+  async function confirmFromResource(movement: Movement, rawSettings: Record<string, unknown>): Promise<ConfirmResult> {
+    const found = LOOKUP.exec(movement.lookupId ?? "");
+    if (!found)
+      return {
+        ok: false,
+        reason: "mismatch",
+        message: `${movement.kind} ${movement.reference} names no PayPal resource to confirm it by (lookupId ${JSON.stringify(movement.lookupId ?? null)})`,
+      };
+    const [, what, id] = found as unknown as [string, "captures" | "refunds" | "disputes", string];
+    const noun = `${what === "captures" ? "capture" : what === "refunds" ? (movement.kind === "DISPUTE" ? "reversal" : "refund") : "dispute"} ${id}`;
+    const path =
+      what === "disputes"
+        ? `/v1/customer/disputes/${encodeURIComponent(id)}`
+        : `/v2/payments/${what}/${encodeURIComponent(id)}`;
+    const got = await fetchResource(rawSettings, path, noun);
+    if (!got.ok) return got;
+    if (what !== "disputes") {
+      const status = z.object({ status: z.string() }).safeParse(got.json);
+      const settled = what === "captures" ? SETTLED_STATUSES.PAYMENT : SETTLED_STATUSES.REFUND;
+      if (!status.success || !settled.has(status.data.status))
+        return {
+          ok: false,
+          reason: "not_successful",
+          message: `PayPal says ${noun} is ${status.success ? status.data.status : "without a status"}, not ${what === "captures" ? "captured" : "COMPLETED"}`,
+        };
+    }
+    const map =
+      what === "captures"
+        ? captureMovements
+        : what === "disputes"
+          ? disputeMovements
+          : movement.kind === "DISPUTE"
+            ? reversalMovements
+            : refundMovements;
+    const mapped = map(got.json, movement.occurredAt);
+    if (!mapped.ok)
+      return {
+        ok: false,
+        reason: "not_successful",
+        message: `PayPal's record of ${noun} cannot be read: ${mapped.error}`,
+      };
+    const theirs = mapped.movements.find((m) => m.reference === movement.reference);
+    if (!theirs)
       return {
         ok: false,
         reason: "not_found",
-        message: `PayPal answered HTTP ${response.status} for ${movement.kind === "PAYMENT" ? "capture" : "refund"} ${movement.reference}`,
+        message: `PayPal's record of ${noun} has no ${movement.kind} ${movement.reference}`,
       };
-    let resource: z.infer<typeof paymentResource>;
-    try {
-      const r = paymentResource.safeParse(JSON.parse(text));
-      if (!r.success) throw new Error(r.error.message);
-      resource = r.data;
-    } catch {
-      throw new Error(`PayPal ${what} API answered HTTP ${response.status} with an unreadable body`);
-    }
+    const differences = (["kind", "amount", "currency", "paymentReference"] as const)
+      .filter((f) => theirs[f] !== movement[f])
+      .map((f) => `${f} ${String(theirs[f] ?? "(none)")}, webhook ${String(movement[f] ?? "(none)")}`);
+    if (differences.length > 0)
+      return {
+        ok: false,
+        reason: "mismatch",
+        message: `PayPal's record of ${noun} disagrees with the webhook on ${movement.reference}: ${differences.join("; ")}`,
+      };
+    return { ok: true, movement: theirs };
+  }
 
+  return async function confirmPaypal(
+    movement: Movement,
+    rawSettings: Record<string, unknown>,
+  ): Promise<ConfirmResult> {
+    if (movement.kind !== "PAYMENT" && movement.kind !== "REFUND") return confirmFromResource(movement, rawSettings);
+    const what = movement.kind === "PAYMENT" ? "captures" : "refunds";
     const noun = movement.kind === "PAYMENT" ? "capture" : "refund";
+    const got = await fetchResource(
+      rawSettings,
+      `/v2/payments/${what}/${encodeURIComponent(movement.reference)}`,
+      `${noun} ${movement.reference}`,
+    );
+    if (!got.ok) return got;
+    const r = paymentResource.safeParse(got.json);
+    if (!r.success) throw new Error(`PayPal ${what} API answered with an unreadable ${noun}: ${r.error.message}`);
+    const resource = r.data;
+
     if (!SETTLED_STATUSES[movement.kind].has(resource.status)) {
       return {
         ok: false,

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { parsePaypal } from "@/lib/providers/paypal/parse";
+import {
+  type PaypalFundMovement,
+  paypalDisputeResource,
+  paypalEvent,
+  paypalReversalResource,
+} from "@/lib/providers/paypal/simulate";
 import { aPaypalCapture, aPaypalRefund } from "@/dev/testing/provider-builders";
 
 const parse = (body: unknown) => parsePaypal(Buffer.from(typeof body === "string" ? body : JSON.stringify(body)));
@@ -20,6 +26,17 @@ describe("PayPal event parsing", () => {
           currency: "USD",
           occurredAt: new Date("2026-12-02T14:49:58Z"),
           description: "PayPal capture 27M47624FP291604U",
+        },
+        {
+          kind: "FEE",
+          reference: "27M47624FP291604U:fee",
+          account: null,
+          paymentReference: "27M47624FP291604U",
+          amount: 117n,
+          currency: "USD",
+          occurredAt: new Date("2026-12-02T14:49:58Z"),
+          description: "PayPal fee on capture 27M47624FP291604U",
+          lookupId: "captures/27M47624FP291604U",
         },
       ],
     });
@@ -56,7 +73,7 @@ describe("PayPal event parsing", () => {
 
   it("converts amounts with the currency's exponent", () => {
     const amount = (value: string, currency: string) => {
-      const r = parse(aPaypalCapture({ value, currency }));
+      const r = parse(aPaypalCapture({ value, currency, fee: null }));
       return r.kind === "money" ? r.movements[0]!.amount : r;
     };
     expect(amount("1500", "JPY")).toBe(1500n);
@@ -108,5 +125,133 @@ describe("PayPal event parsing", () => {
       kind: "failed",
       error: expect.stringContaining("PAYMENT.CAPTURE.COMPLETED: amount"),
     });
+  });
+});
+
+describe("PayPal fees, reversals and disputes", () => {
+  const capture = "27M47624FP291604U";
+  const at = Date.parse("2026-12-05T10:00:00Z") / 1000;
+  const dispute = (movements: PaypalFundMovement[], o: { shape?: "fund_movements"; captureIds?: string[] } = {}) => {
+    const resource: Record<string, unknown> = paypalDisputeResource({
+      id: "PP-D-4242",
+      captureId: capture,
+      amount: 3000,
+      currency: "USD",
+      created: at,
+      movements,
+      ...(o.shape && { shape: o.shape }),
+    });
+    if (o.captureIds) resource.disputed_transactions = o.captureIds.map((id) => ({ seller_transaction_id: id }));
+    return paypalEvent("CUSTOMER.DISPUTE.UPDATED", "dispute", resource, at);
+  };
+  const settle = (type: "DEBIT" | "CREDIT", amount = 3000): PaypalFundMovement => ({
+    type,
+    reason: "DISPUTE_SETTLEMENT",
+    amount,
+    currency: "USD",
+    at,
+  });
+  const kinds = (r: ReturnType<typeof parse>) =>
+    r.kind === "money" ? r.movements.map((m) => [m.kind, m.reference, m.amount]) : r;
+
+  it("gives back the part of the fee a refund returned, as a negative FEE keyed by the refund", () => {
+    const refund = aPaypalRefund({ id: "R9", captureId: capture, value: "10.00" });
+    (refund.resource.seller_payable_breakdown as Record<string, unknown>).paypal_fee = {
+      currency_code: "USD",
+      value: "0.30",
+    };
+    expect(kinds(parse(refund))).toEqual([
+      ["REFUND", "R9", 1000n],
+      ["FEE", "R9:fee", -30n],
+    ]);
+  });
+
+  it("keys a capture's reversal and the dispute's settlement debit alike (one withdrawal), the credit as its reinstatement", () => {
+    const reversal = paypalEvent(
+      "PAYMENT.CAPTURE.REVERSED",
+      "refund",
+      paypalReversalResource({ id: "REV1", captureId: capture, amount: 3000, currency: "USD", created: at, fee: 49 }),
+      at,
+    );
+    expect(kinds(parse(reversal))).toEqual([
+      ["DISPUTE", `${capture}:reversed`, 3000n],
+      ["FEE", "REV1:fee", -49n],
+    ]);
+    expect(kinds(parse(dispute([settle("DEBIT"), settle("CREDIT")])))).toEqual([
+      ["DISPUTE", `${capture}:reversed`, 3000n],
+      ["DISPUTE_REVERSAL", `${capture}:reinstated`, 3000n],
+    ]);
+  });
+
+  it("posts a dispute's fees by dispute, reason and direction, numbering repeats; the buyer's movements and an empty list move nothing of ours", () => {
+    const fee = (type: "DEBIT" | "CREDIT", amount: number, party?: "BUYER"): PaypalFundMovement => ({
+      type,
+      reason: "CHARGEBACK_FEE",
+      amount,
+      currency: "USD",
+      at,
+      ...(party && { party }),
+    });
+    expect(
+      kinds(parse(dispute([fee("DEBIT", 2000), fee("DEBIT", 500), fee("CREDIT", 2000), fee("DEBIT", 9, "BUYER")]))),
+    ).toEqual([
+      ["FEE", "PP-D-4242:chargeback_fee", 2000n],
+      ["FEE", "PP-D-4242:chargeback_fee#2", 500n],
+      ["FEE", "PP-D-4242:chargeback_fee:returned", -2000n],
+    ]);
+    expect(parse(dispute([]))).toMatchObject({ kind: "ignored", reason: expect.stringContaining("no movement") });
+    expect(parse(dispute([fee("DEBIT", 9, "BUYER")]))).toMatchObject({ kind: "ignored" });
+  });
+
+  it("reads fund_movements (party) as it reads money_movements (affected_party), and a reformatted dispute alike", () => {
+    const a = parse(dispute([settle("DEBIT")]));
+    expect(parse(dispute([settle("DEBIT")], { shape: "fund_movements" }))).toEqual(a);
+    const reordered = dispute([settle("DEBIT")]);
+    const body = JSON.stringify(
+      { ...reordered, resource: Object.fromEntries(Object.entries(reordered.resource).reverse()) },
+      null,
+      2,
+    );
+    expect(parse(body)).toEqual(a);
+  });
+
+  it("fails, naming the field, on what it cannot honestly read", () => {
+    const failed = (body: unknown) => {
+      const r = parse(body);
+      return r.kind === "failed" ? r.error : r;
+    };
+    const withFee = (value: string, currency = "USD") => {
+      const e = aPaypalCapture({ value: "1.00" });
+      (e.resource.seller_receivable_breakdown as Record<string, unknown>).paypal_fee = {
+        currency_code: currency,
+        value,
+      };
+      return e;
+    };
+    expect(failed(withFee("1.50"))).toContain(
+      "seller_receivable_breakdown.paypal_fee.value: 150 is more than the gross 100",
+    );
+    expect(failed(withFee("-0.10"))).toContain("seller_receivable_breakdown.paypal_fee.value");
+    expect(failed(withFee("0.10", "EUR"))).toContain(
+      "seller_receivable_breakdown.paypal_fee: in EUR, the amount in USD",
+    );
+    expect(failed(dispute([{ ...settle("DEBIT"), reason: "GOODWILL" as "DISPUTE_FEE" }]))).toContain(
+      'money_movements[0].reason: "GOODWILL" is not one Tally knows',
+    );
+    expect(failed(dispute([{ ...settle("DEBIT"), type: "HOLD" as "DEBIT" }]))).toContain(
+      'money_movements[0].type: "HOLD" is neither DEBIT nor CREDIT',
+    );
+    expect(failed(dispute([settle("DEBIT")], { captureIds: ["C1", "C2"] }))).toContain("over 2 transactions");
+    expect(failed(dispute([settle("DEBIT")], { captureIds: [] }))).toContain("no named transaction");
+    const noUp = paypalEvent(
+      "PAYMENT.CAPTURE.REVERSED",
+      "refund",
+      {
+        ...paypalReversalResource({ id: "REV2", captureId: capture, amount: 100, currency: "USD", created: at }),
+        links: [],
+      },
+      at,
+    );
+    expect(failed(noUp)).toContain("no `up` link naming the reversed capture");
   });
 });

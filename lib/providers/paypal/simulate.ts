@@ -5,6 +5,7 @@
 // money), and events that move no money. Amounts are major-unit decimal strings made
 // from exact minor units by lib/money's toDecimalText. Retries may only reorder keys:
 // PayPal's payloads carry no nulls and no numbers for a serialiser to change.
+import { createHash } from "node:crypto";
 import { toDecimalText } from "@/lib/ledger/money";
 import type { Random } from "@/lib/providers/simulation/random";
 import {
@@ -36,9 +37,12 @@ const money = (minor: number, currency: string) => ({
 });
 const orderOf = (m: SimMovement) => `5O${m.reference.slice(2)}`;
 
+/** PayPal's fee of a capture, as the simulator charges it: 3.49% + 0.49, never more than the capture. */
+export const paypalFee = (amount: number) => Math.min(amount, Math.round(amount * 0.0349) + 49);
+
 /** The capture as PayPal shows it, in a webhook's resource and from GET /v2/payments/captures/{id} (dev/simulator/paypal-api.ts). */
 export function captureResource(m: SimMovement) {
-  const fee = Math.min(m.amount, Math.round(m.amount * 0.0349) + 49);
+  const fee = paypalFee(m.amount);
   return {
     amount: money(m.amount, m.currency),
     seller_protection: { status: "ELIGIBLE", dispute_categories: ["ITEM_NOT_RECEIVED", "UNAUTHORIZED_TRANSACTION"] },
@@ -157,6 +161,11 @@ export const paypalScript: ProviderScript = {
   refundReference: paypalId,
   refundAmount: cappedRefund,
   secondTypeOf: "PAYMENT",
+  // A capture's webhook carries PayPal's fee (./parse.ts posts it as <capture id>:fee).
+  carried: (m) =>
+    m.kind === "PAYMENT"
+      ? [{ reference: `${m.reference}:fee`, kind: "FEE", amount: paypalFee(m.amount), currency: m.currency }]
+      : [],
   events(m, r, secondType) {
     if (m.kind === "REFUND") return [refunded(m, r)];
     return secondType ? [completed(m, r), orderCompleted(m, r)] : [completed(m, r)];
@@ -213,3 +222,116 @@ export const paypalScript: ProviderScript = {
     ]);
   },
 };
+
+/** A movement of a dispute on a party's balance, as the Disputes API lists it (money_movements / fund_movements). */
+export type PaypalFundMovement = {
+  party?: "SELLER" | "BUYER" | "PAYMENT_PROCESSOR";
+  type: "DEBIT" | "CREDIT";
+  reason: "DISPUTE_SETTLEMENT" | "DISPUTE_SETTLEMENT_FEE" | "DISPUTE_FEE" | "CHARGEBACK_FEE";
+  /** Minor units, positive: the direction is `type`. */
+  amount: number;
+  currency: string;
+  /** Unix seconds. */
+  at: number;
+};
+
+/**
+ * A dispute as PayPal's Disputes API shows it (GET /v1/customer/disputes/{id}, and the
+ * resource of CUSTOMER.DISPUTE.*): its disputed capture, its stage and outcome, and the
+ * movements it made on the parties' balances, in the deprecated money_movements shape
+ * (affected_party) or its successor fund_movements (party).
+ */
+export function paypalDisputeResource(d: {
+  id: string;
+  captureId: string;
+  amount: number;
+  currency: string;
+  created: number;
+  status?: string;
+  outcome?: string;
+  movements?: PaypalFundMovement[];
+  shape?: "money_movements" | "fund_movements";
+}) {
+  const listed = (d.movements ?? []).map((m) => ({
+    [d.shape === "fund_movements" ? "party" : "affected_party"]: m.party ?? "SELLER",
+    amount: money(m.amount, m.currency),
+    initiated_time: isoSeconds(m.at),
+    type: m.type,
+    reason: m.reason,
+  }));
+  return {
+    dispute_id: d.id,
+    create_time: isoSeconds(d.created),
+    update_time: isoSeconds(Math.max(d.created, ...(d.movements ?? []).map((m) => m.at))),
+    disputed_transactions: [
+      {
+        seller_transaction_id: d.captureId,
+        seller: { merchant_id: "RD465XN5VS364", name: "Tally Test Store" },
+        items: [],
+        seller_protection_eligible: true,
+      },
+    ],
+    reason: "UNAUTHORISED",
+    status: d.status ?? "OPEN",
+    dispute_amount: money(d.amount, d.currency),
+    ...(d.outcome && { dispute_outcome: { outcome_code: d.outcome } }),
+    dispute_life_cycle_stage: "CHARGEBACK",
+    dispute_channel: "EXTERNAL",
+    [d.shape ?? "money_movements"]: listed,
+    links: [{ href: `${API}/v1/customer/disputes/${d.id}`, rel: "self", method: "GET" }],
+  };
+}
+
+/**
+ * A reversal of a capture (the resource of PAYMENT.CAPTURE.REVERSED, a refund object,
+ * and GET /v2/payments/refunds/{id}); `fee` is the part of the capture's fee PayPal gave back.
+ */
+export function paypalReversalResource(o: {
+  id: string;
+  captureId: string;
+  amount: number;
+  currency: string;
+  created: number;
+  fee?: number;
+}) {
+  return {
+    seller_payable_breakdown: {
+      gross_amount: money(o.amount, o.currency),
+      paypal_fee: money(o.fee ?? 0, o.currency),
+      net_amount: money(o.amount - (o.fee ?? 0), o.currency),
+      total_refunded_amount: money(o.amount, o.currency),
+    },
+    amount: money(o.amount, o.currency),
+    note_to_payer: "Payment reversed",
+    update_time: isoSeconds(o.created),
+    create_time: isoSeconds(o.created),
+    links: [
+      { href: `${API}/v2/payments/refunds/${o.id}`, rel: "self", method: "GET" },
+      { href: `${API}/v2/payments/captures/${o.captureId}`, rel: "up", method: "GET" },
+    ],
+    id: o.id,
+    status: "COMPLETED",
+  };
+}
+
+/** A webhook event around a resource, as PayPal sends it. */
+export function paypalEvent(type: string, resourceType: string, resource: object, created: number, id?: string) {
+  const eventIdOf =
+    id ??
+    `WH-${createHash("sha256")
+      .update(`${type}${JSON.stringify(resource)}`)
+      .digest("hex")
+      .slice(0, 17)
+      .toUpperCase()}`;
+  return {
+    id: eventIdOf,
+    event_version: "1.0",
+    create_time: isoMillis(created + 2),
+    resource_type: resourceType,
+    resource_version: "2.0",
+    event_type: type,
+    summary: `${type} (simulated)`,
+    resource,
+    links: [{ href: `${API}/v1/notifications/webhooks-events/${eventIdOf}`, rel: "self", method: "GET" }],
+  };
+}

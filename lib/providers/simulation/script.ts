@@ -46,6 +46,12 @@ export interface ProviderScript {
   refundAmount(payment: SimMovement, refunded: number, fraction: number): number;
   /** Which movements the provider may announce a second time under another event type. */
   readonly secondTypeOf: "PAYMENT" | "REFUND" | null;
+  /**
+   * Movements a delivery of `m` carries besides `m` itself, posted with it under their
+   * own keys (PayPal's capture: the fee in its seller_receivable_breakdown). The day's
+   * truth counts them (dev/simulator/day.ts carriedMovements).
+   */
+  carried?(m: SimMovement): { reference: string; kind: "FEE"; amount: number; currency: string }[];
   /** The bodies announcing a movement (Adyen: notification items): the first moves the money, a second is another event type. */
   events(m: SimMovement, r: Random, secondType: boolean): object[];
   /** A retry as the provider's serialiser may send it: same event, other bytes. */
