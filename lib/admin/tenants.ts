@@ -9,7 +9,7 @@ import { CREDENTIAL_SETTING, open, openSettings, seal, sealSettings } from "@/li
 import { forgetEndpoints } from "@/lib/pipeline/endpoint-cache";
 import type { Provider } from "@/lib/generated/prisma/enums";
 import { adapterFor } from "@/lib/providers";
-import type { DomainResult } from "@/lib/platform/refusal";
+import { refuse, type DomainResult, type Refusal } from "@/lib/platform/refusal";
 
 // Kept for imports written before refusals had their own module.
 export type { DomainResult };
@@ -198,6 +198,7 @@ export type EndpointRow = {
   provider: Provider;
   enabled: boolean;
   toleranceSeconds: number;
+  matchRules: MatchRules;
   createdAt: Date;
   secrets: SecretRow[];
 };
@@ -220,6 +221,7 @@ export async function listEndpoints(tenantId: string, now = new Date()): Promise
     provider: e.provider,
     enabled: e.enabled,
     toleranceSeconds: e.toleranceSeconds,
+    matchRules: { toleranceMinor: e.matchToleranceMinor, dateLagDays: e.matchDateLagDays, priority: e.matchPriority },
     createdAt: e.createdAt,
     secrets: e.secrets.map((s) => ({
       id: s.id,
@@ -245,87 +247,129 @@ export function maskSettings(settings: Record<string, unknown>): Record<string, 
   );
 }
 
-/**
- * Changes an endpoint's provider settings (API base URL and key for
- * reconciliation, PayPal's webhookId, …); null removes a setting.
- */
-export async function updateEndpointSettings(
-  tenantSlug: string,
-  providerName: string,
-  changes: {
-    settings?: Record<string, string | number | null>;
-    enabled?: boolean;
-    toleranceSeconds?: number;
-    /** Reconciliation's matching rules (lib/recon/run.ts, lib/bank/match.ts). */
-    matchRules?: { toleranceMinor?: bigint; dateLagDays?: number; priority?: string[] };
-  },
-  actor: Actor,
-): Promise<
-  DomainResult<{
-    settings: Record<string, unknown>;
-    enabled: boolean;
-    toleranceSeconds: number;
-    matchRules: { toleranceMinor: bigint; dateLagDays: number; priority: string[] };
-  }>
-> {
-  const adapter = adapterFor(providerName);
-  if (!adapter) return { ok: false, reason: "unknown_provider", message: `Unknown provider "${providerName}"` };
-  const tenant = await prisma.tenant.findUnique({ where: { slug: tenantSlug } });
-  if (!tenant) return { ok: false, reason: "unknown_tenant", message: `Unknown tenant "${tenantSlug}"` };
-  const endpoint = await prisma.providerEndpoint.findUnique({
-    where: { tenantId_provider: { tenantId: tenant.id, provider: adapter.provider } },
-  });
-  if (!endpoint)
-    return {
-      ok: false,
-      reason: "unknown_endpoint",
-      message: `Tenant "${tenantSlug}" has no ${adapter.provider} endpoint; add a secret first`,
-    };
-  if (changes.toleranceSeconds !== undefined && !(changes.toleranceSeconds >= 0 && changes.toleranceSeconds <= 86_400))
-    return { ok: false, reason: "invalid_tolerance", message: "Tolerance must be between 0 and 86400 seconds" };
+export type MatchRules = { toleranceMinor: bigint; dateLagDays: number; priority: string[] };
+
+/** What an endpoint's settings change leaves: the saved values (credentials masked). */
+export type EndpointSettings = {
+  settings: Record<string, unknown>;
+  enabled: boolean;
+  toleranceSeconds: number;
+  matchRules: MatchRules;
+};
+
+type EndpointChanges = {
+  settings?: Record<string, string | number | null>;
+  enabled?: boolean;
+  toleranceSeconds?: number;
+  /** Reconciliation's matching rules (lib/recon/run.ts, lib/bank/match.ts). */
+  matchRules?: Partial<MatchRules>;
+};
+
+/** The first value a person may not save, as the refusal that names it; null when all may be. */
+function endpointChangeProblem(changes: EndpointChanges): Refusal | null {
+  if (
+    changes.toleranceSeconds !== undefined &&
+    !(Number.isInteger(changes.toleranceSeconds) && changes.toleranceSeconds >= 0 && changes.toleranceSeconds <= 86_400)
+  )
+    return refuse(
+      "invalid_tolerance",
+      `The signature tolerance must be a whole number of seconds, 0 to 86400, got ${changes.toleranceSeconds}`,
+    );
   const rules = changes.matchRules ?? {};
   if (rules.toleranceMinor !== undefined && !(rules.toleranceMinor >= 0n && rules.toleranceMinor <= 1_000_000n))
-    return {
-      ok: false,
-      reason: "invalid_match_rules",
-      message: "The amount tolerance must be between 0 and 1,000,000 minor units",
-    };
+    return refuse(
+      "invalid_match_rules",
+      `The amount tolerance must be between 0 and 1,000,000 minor units, got ${rules.toleranceMinor}`,
+    );
   if (
     rules.dateLagDays !== undefined &&
     !(Number.isInteger(rules.dateLagDays) && rules.dateLagDays >= 0 && rules.dateLagDays <= 60)
   )
-    return {
-      ok: false,
-      reason: "invalid_match_rules",
-      message: "The date lag must be a whole number of days, 0 to 60",
-    };
+    return refuse(
+      "invalid_match_rules",
+      `The date lag must be a whole number of days, 0 to 60, got ${rules.dateLagDays}`,
+    );
   if (
     rules.priority !== undefined &&
     (rules.priority.length === 0 ||
       new Set(rules.priority).size !== rules.priority.length ||
       rules.priority.some((r) => r !== "reference" && r !== "amount_date"))
   )
-    return {
-      ok: false,
-      reason: "invalid_match_rules",
-      message: 'The matching priority lists "reference" and/or "amount_date", each once',
-    };
+    return refuse(
+      "invalid_match_rules",
+      `The matching priority lists "reference" and/or "amount_date", each once, got ${JSON.stringify(rules.priority)}`,
+    );
+  return null;
+}
+
+const sameValue = (a: unknown, b: unknown) =>
+  JSON.stringify(a, (_k, v) => (typeof v === "bigint" ? v.toString() : v)) ===
+  JSON.stringify(b, (_k, v) => (typeof v === "bigint" ? v.toString() : v));
+
+/**
+ * Changes an endpoint's provider settings (API base URL and key for
+ * reconciliation, PayPal's webhookId, …; null removes a setting), whether it
+ * accepts deliveries, its signature tolerance and its matching rules. Audited
+ * with each changed value before and after (credentials masked) and the reason;
+ * a change that changes nothing writes nothing.
+ */
+export async function updateEndpointSettings(
+  tenantSlug: string,
+  providerName: string,
+  changes: EndpointChanges,
+  actor: Actor,
+  reason?: string | null,
+): Promise<DomainResult<EndpointSettings>> {
+  const adapter = adapterFor(providerName);
+  if (!adapter) return { ok: false, reason: "unknown_provider", message: `Unknown provider "${providerName}"` };
+  const tenant = await prisma.tenant.findUnique({ where: { slug: tenantSlug } });
+  if (!tenant) return { ok: false, reason: "unknown_tenant", message: `Unknown tenant "${tenantSlug}"` };
+  const problem = endpointChangeProblem(changes);
+  if (problem) return problem;
   // Checked here as well as where it is used, so a base the key may not go to is a clear 400 now.
   const apiBaseUrl = changes.settings?.apiBaseUrl;
   if (typeof apiBaseUrl === "string" && adapter.api) {
     const base = providerApiBase(apiBaseUrl, adapter.api);
     if (!base.ok) return { ok: false, reason: "invalid_url", message: base.message };
   }
-  const settings = { ...((endpoint.settings ?? {}) as Record<string, unknown>) };
-  for (const [k, v] of Object.entries(changes.settings ?? {})) {
-    if (v === null) delete settings[k];
-    else settings[k] = v;
-  }
-  const updated = await prisma.$transaction(async (tx) => {
+  const rules = changes.matchRules ?? {};
+  const result = await prisma.$transaction(async (tx) => {
+    // The row is locked before it is read: two admins saving at once each see the
+    // other's values as "before", and neither's settings merge drops the other's keys.
+    const [locked] = await tx.$queryRaw<{ id: string }[]>`
+      SELECT id FROM provider_endpoints WHERE tenant_id = ${tenant.id}::uuid AND provider = ${adapter.provider}::"Provider" FOR UPDATE`;
+    if (!locked) return null;
+    const endpoint = await tx.providerEndpoint.findUniqueOrThrow({ where: { id: locked.id } });
+    const before = (endpoint.settings ?? {}) as Record<string, unknown>;
+    const settings = { ...before };
+    for (const [k, v] of Object.entries(changes.settings ?? {})) {
+      if (v === null) delete settings[k];
+      else settings[k] = v;
+    }
+    const openedBefore = openSettings(before);
+    const settingsChanged = Object.entries(changes.settings ?? {})
+      .filter(([k, v]) => !sameValue(openedBefore[k], v ?? undefined))
+      .map(([k]) => k);
+    const fields = {
+      enabled: [endpoint.enabled, changes.enabled],
+      toleranceSeconds: [endpoint.toleranceSeconds, changes.toleranceSeconds],
+      matchToleranceMinor: [endpoint.matchToleranceMinor, rules.toleranceMinor],
+      matchDateLagDays: [endpoint.matchDateLagDays, rules.dateLagDays],
+      matchPriority: [endpoint.matchPriority, rules.priority],
+    } as const;
+    const changed: Record<string, { from: unknown; to: unknown }> = {};
+    for (const [name, [from, to]] of Object.entries(fields))
+      if (to !== undefined && !sameValue(from, to)) changed[name] = { from, to };
+    if (settingsChanged.length > 0) {
+      const masked = (values: Record<string, unknown>) =>
+        maskSettings(Object.fromEntries(settingsChanged.map((k) => [k, values[k] ?? null])));
+      changed.settings = { from: masked(openedBefore), to: masked(openSettings(settings)) };
+    }
+    if (Object.keys(changed).length === 0) return endpoint;
     const row = await tx.providerEndpoint.update({
       where: { id: endpoint.id },
       data: {
-        settings: sealSettings(settings) as object,
+        ...(settingsChanged.length > 0 && { settings: sealSettings(settings) as object }),
         ...(changes.enabled !== undefined && { enabled: changes.enabled }),
         ...(changes.toleranceSeconds !== undefined && { toleranceSeconds: changes.toleranceSeconds }),
         ...(rules.toleranceMinor !== undefined && { matchToleranceMinor: rules.toleranceMinor }),
@@ -339,29 +383,28 @@ export async function updateEndpointSettings(
       subjectType: "provider_endpoint",
       subjectId: endpoint.id,
       tenantId: tenant.id,
-      details: {
-        provider: adapter.provider,
-        settings: maskSettings(changes.settings ?? {}),
-        enabled: changes.enabled ?? null,
-        toleranceSeconds: changes.toleranceSeconds ?? null,
-        matchRules: changes.matchRules
-          ? { ...rules, toleranceMinor: rules.toleranceMinor === undefined ? undefined : String(rules.toleranceMinor) }
-          : null,
-      },
+      reason: reason?.trim() || null,
+      details: { provider: adapter.provider, changed },
     });
     return row;
   });
+  if (!result)
+    return {
+      ok: false,
+      reason: "unknown_endpoint",
+      message: `Tenant "${tenantSlug}" has no ${adapter.provider} endpoint; add a secret first`,
+    };
   forgetEndpoints(tenantSlug);
   return {
     ok: true,
     value: {
-      settings: maskSettings(openSettings(settings)),
-      enabled: updated.enabled,
-      toleranceSeconds: updated.toleranceSeconds,
+      settings: maskSettings(openSettings((result.settings ?? {}) as Record<string, unknown>)),
+      enabled: result.enabled,
+      toleranceSeconds: result.toleranceSeconds,
       matchRules: {
-        toleranceMinor: updated.matchToleranceMinor,
-        dateLagDays: updated.matchDateLagDays,
-        priority: updated.matchPriority,
+        toleranceMinor: result.matchToleranceMinor,
+        dateLagDays: result.matchDateLagDays,
+        priority: result.matchPriority,
       },
     },
   };
