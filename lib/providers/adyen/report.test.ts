@@ -5,10 +5,17 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { SYSTEM_ACTOR } from "@/lib/admin/audit";
+import { prisma } from "@/lib/platform/db";
 import { ReportError } from "@/lib/providers/report";
+import { REFERENCE_MAX_CHARS } from "@/lib/providers/adyen/report";
 import { type AdyenSdrRecord, adyenSettlementBatch, adyenSettlementCsv } from "@/lib/providers/adyen/simulate";
 import { readReport } from "@/lib/recon/read-report";
+import { runReconciliation } from "@/lib/recon/run";
 import type { SettlementLine } from "@/lib/providers/types";
+import { aTenant } from "@/dev/testing/builders";
+import { drainAll } from "@/dev/testing/drain";
+import { anEndpoint } from "@/dev/testing/provider-builders";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "tally-adyen-sdr-"));
 let files = 0;
@@ -238,6 +245,164 @@ describe("hostile records are refused with their row and column", () => {
       row: 2,
       column: "Net Debit (NC)",
       message: expect.stringContaining("never negative"),
+    });
+  });
+});
+
+describe("the keys a report makes are bounded and one line", () => {
+  /** A merchant account of n characters; its payout key "<it>:batch:7:GBP" is 12 more. */
+  const merchantOf = (n: number) => "M".repeat(n);
+  const payoutKeyOf = (merchant: string) => `${merchant}:batch:7:GBP`;
+
+  it("refuses a 300-character merchant account on its batch's first record, naming the row, the column and the limit", async () => {
+    const merchant = merchantOf(300);
+    expect(
+      await refusal(
+        adyenSettlementCsv([
+          { ...settled, merchant: "N" },
+          { ...settled, merchant },
+          own("MerchantPayout", { merchant, debit: 1n }),
+        ]),
+      ),
+    ).toMatchObject({
+      row: 3,
+      column: "Merchant Account",
+      message: expect.stringContaining(`${REFERENCE_MAX_CHARS} a reference may have`),
+    });
+  });
+
+  it("reads a payout key at exactly the limit, and refuses one character more", async () => {
+    const atLimit = merchantOf(REFERENCE_MAX_CHARS - 12);
+    const [payout] = await read(adyenSettlementCsv([own("MerchantPayout", { merchant: atLimit, debit: 1n })]));
+    expect(payout!.reference).toBe(payoutKeyOf(atLimit));
+    expect(payout!.reference).toHaveLength(REFERENCE_MAX_CHARS);
+    expect(
+      await refusal(adyenSettlementCsv([own("MerchantPayout", { merchant: `${atLimit}M`, debit: 1n })])),
+    ).toMatchObject({ row: 2, column: "Merchant Account" });
+  });
+
+  it("bounds a payment's reference with room for its fee's \":fee\", a dispute's with its suffix, and a fee record's key with the batch's", async () => {
+    const psp = (n: number) => "8".repeat(n);
+    // No fee: the reference itself may take the whole bound.
+    const [bare] = await read(
+      adyenSettlementCsv([
+        { ...settled, psp: psp(REFERENCE_MAX_CHARS), commission: undefined, interchange: undefined },
+      ]),
+    );
+    expect(bare!.reference).toHaveLength(REFERENCE_MAX_CHARS);
+    // A fee: "<reference>:fee" is posted from the report, so the reference has four characters fewer.
+    const [withFee] = await read(adyenSettlementCsv([{ ...settled, psp: psp(REFERENCE_MAX_CHARS - 4) }]));
+    expect(`${withFee!.reference}:fee`).toHaveLength(REFERENCE_MAX_CHARS);
+    expect(await refusal(adyenSettlementCsv([{ ...settled, psp: psp(REFERENCE_MAX_CHARS - 3) }]))).toMatchObject({
+      row: 2,
+      column: "Psp Reference",
+      message: expect.stringContaining(":fee"),
+    });
+    expect(await refusal(adyenSettlementCsv([{ ...settled, psp: psp(REFERENCE_MAX_CHARS + 1) }]))).toMatchObject({
+      row: 2,
+      column: "Psp Reference",
+      message: expect.stringContaining(`over the ${REFERENCE_MAX_CHARS}`),
+    });
+    // ":reinstated" is part of the dispute reversal's reference.
+    const reversal = { ...refunded, type: "ChargebackReversed", gross: { currency: "GBP", credit: 500n } };
+    const modification = psp(REFERENCE_MAX_CHARS - ":reinstated".length);
+    expect((await read(adyenSettlementCsv([{ ...reversal, modification }])))[0]!.reference).toHaveLength(
+      REFERENCE_MAX_CHARS,
+    );
+    expect(await refusal(adyenSettlementCsv([{ ...reversal, modification: `${modification}8` }]))).toMatchObject({
+      row: 2,
+      column: "Modification Reference",
+    });
+    // "M:batch:7:Fee:" is 14 characters of the fee record's key.
+    const text = "x".repeat(REFERENCE_MAX_CHARS - 14);
+    expect(
+      (await read(adyenSettlementCsv([own("Fee", { modification: text, debit: 5n })])))[0]!.reference,
+    ).toHaveLength(REFERENCE_MAX_CHARS);
+    expect(
+      await refusal(
+        adyenSettlementCsv([
+          own("Fee", { modification: text, debit: 5n }),
+          own("Fee", { modification: text, debit: 5n }),
+        ]),
+      ),
+    ).toMatchObject({ row: 3, column: "Modification Reference", message: expect.stringContaining("257 characters") });
+  });
+
+  it("refuses an unknown Type or a reference longer than any key may be, on a record no key of which is posted", async () => {
+    expect(await refusal(adyenSettlementCsv([{ ...settled, type: "T".repeat(65) }]))).toMatchObject({
+      row: 2,
+      column: "Type",
+    });
+    expect(
+      await refusal(
+        adyenSettlementCsv([{ ...settled, type: "ManualCorrected", psp: "8".repeat(REFERENCE_MAX_CHARS + 1) }]),
+      ),
+    ).toMatchObject({ row: 2, column: "Psp Reference" });
+  });
+
+  it("refuses a control character in any column a key is made of, a quoted line break too", async () => {
+    const cases: [string, AdyenSdrRecord, string][] = [
+      ["Merchant Account", { ...settled, merchant: "M\nForged" }, "000A"],
+      ["Psp Reference", { ...settled, psp: "8815\u0001000000000001" }, "0001"],
+      ["Modification Reference", own("Fee", { modification: "Transaction\tFees", debit: 5n }), "0009"],
+      ["Modification Reference", own("MerchantPayout", { modification: "TX7\u001b[2J batch 7, M", debit: 5n }), "001B"],
+      ["Psp Reference", { ...settled, psp: "8815\u0085000000000001" }, "0085"],
+    ];
+    for (const [column, record, code] of cases)
+      expect(await refusal(adyenSettlementCsv([settled, record]))).toMatchObject({
+        row: 3,
+        column,
+        message: expect.stringContaining(`control character (U+${code})`),
+      });
+    // A space inside a reference is text, not a control character.
+    const [fee] = await read(
+      adyenSettlementCsv([own("Fee", { modification: "Transaction Fees July 2026", debit: 5n })]),
+    );
+    expect(fee!.reference).toBe("M:batch:7:Fee:Transaction Fees July 2026");
+  });
+
+  it("refuses an uploaded report with a 300-character merchant account whole, storing nothing, and posts a payout keyed at exactly the limit", async () => {
+    const tenant = await aTenant();
+    await anEndpoint(tenant, "adyen");
+    const reconcile = (records: AdyenSdrRecord[]) => {
+      const file = path.join(dir, `settlement_detail_report_batch_${++files}.csv`);
+      writeFileSync(file, adyenSettlementCsv(records));
+      return runReconciliation({
+        tenantId: tenant.id,
+        provider: "adyen",
+        source: { kind: "csv", file },
+        actor: SYSTEM_ACTOR,
+      });
+    };
+    const long = merchantOf(300);
+    const refused = await reconcile([
+      own("MerchantPayout", { debit: 100n }),
+      own("InvoiceDeduction", { merchant: long, modification: "Invoice 1", credit: 100n }),
+      own("MerchantPayout", { merchant: long, debit: 100n }),
+    ]);
+    expect(refused).toMatchObject({
+      ok: false,
+      reason: "malformed_report",
+      message: expect.stringMatching(/^Report refused, nothing imported: row 3, column "Merchant Account": too long/),
+    });
+    await drainAll();
+    expect(await prisma.rawEvent.count({ where: { tenantId: tenant.id } })).toBe(0);
+    expect(await prisma.reconDiscrepancy.count({ where: { tenantId: tenant.id } })).toBe(0);
+    expect(await prisma.payout.count({ where: { tenantId: tenant.id } })).toBe(0);
+    expect(await prisma.reconRun.findFirstOrThrow({ where: { tenantId: tenant.id } })).toMatchObject({
+      status: "FAILED",
+    });
+
+    // The bound is the worker's: a payout key of exactly REFERENCE_MAX_CHARS is posted, not failed.
+    const atLimit = merchantOf(REFERENCE_MAX_CHARS - 12);
+    const ran = await reconcile([own("MerchantPayout", { merchant: atLimit, debit: 100n })]);
+    expect(ran).toMatchObject({ ok: true, value: { postedFromSettlement: 1 } });
+    await drainAll();
+    const events = await prisma.rawEvent.findMany({ where: { tenantId: tenant.id }, select: { status: true } });
+    expect(events).toEqual([{ status: "DONE" }]);
+    expect(await prisma.payout.findFirstOrThrow({ where: { tenantId: tenant.id } })).toMatchObject({
+      reference: payoutKeyOf(atLimit),
+      ourAmount: 100n,
     });
   });
 });

@@ -45,11 +45,35 @@
 //   generated for several merchant accounts or batches at once, or gains a record).
 // - The line id (kept per payout) is the same key for every record: "<batch key>:<Type>:
 //   <Modification Reference, else Psp Reference>" with the counter.
+// - Every key a record makes (reference, its ":fee", payout, line id) is built from its
+//   Merchant Account, Psp Reference, Modification Reference and Type, so those are bounded
+//   here, at read: a reference over REFERENCE_MAX_CHARS (with ":fee" when the record has a
+//   fee, and the payout key "<merchant account>:batch:<n>:<currency>" of every record of a
+//   batch) is refused naming its row and column, and so is a control character in any of
+//   the four (a CSV field may quote a line break, and a key is printed, logged and exported
+//   as one line). Otherwise the file is read, the run commits, and only the worker finds
+//   the posting it cannot make: one failed event per record, the rest of the report in.
 // Creation Date is in the zone named by TimeZone, an abbreviation (./timezones.ts).
 import { isIsoCurrency, MAX_MINOR_UNITS } from "@/lib/ledger/money";
 import { cell, dateTime, money, ReportError, type ReportParser } from "@/lib/providers/report";
 import { adyenZoneOffset, knownAdyenZones } from "@/lib/providers/adyen/timezones";
 import { BANK_REFERENCE_MAX_CHARS, type SettlementLine } from "@/lib/providers/types";
+
+/**
+ * The longest reference a report may make: what a settlement movement's reference may be
+ * (lib/recon/settlement-movement.ts), the body the worker posts a FEE, DISPUTE, ADJUSTMENT or
+ * PAYOUT line from; report.test.ts holds the two to the same figure.
+ */
+export const REFERENCE_MAX_CHARS = 255;
+/**
+ * A Type is one of Adyen's record type names, short words ("SecondChargeback"); an unknown one is
+ * kept in its line id, which a unique index holds (payout_lines), so it is bounded too: with a
+ * reference and a batch key at their bounds the line id stays within a btree row (2704 bytes)
+ * even in four-byte characters.
+ */
+const TYPE_MAX_CHARS = 64;
+/** The columns a record's keys are made of. */
+const KEY_COLUMNS = ["Merchant Account", "Psp Reference", "Modification Reference", "Type"] as const;
 
 const FEE_COLUMNS = ["Commission (NC)", "Markup (NC)", "Scheme Fees (NC)", "Interchange (NC)"] as const;
 
@@ -111,6 +135,34 @@ function settledSideOf(
   return { fee, gross: net + fee, currency };
 }
 
+/** The text a key is made of: no control character, and not longer than the key it makes may be. */
+function keyText(row: number, column: (typeof KEY_COLUMNS)[number], text: string, isPayout: boolean): void {
+  const control = /\p{Cc}/u.exec(text);
+  if (control)
+    throw new ReportError(
+      row,
+      column,
+      `holds a control character (U+${control[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}), which no key may carry`,
+    );
+  // A merchant account is bounded by its batch's payout key, a MerchantPayout's Modification
+  // Reference as its bank text (not a key): both below.
+  if (column === "Merchant Account" || (column === "Modification Reference" && isPayout)) return;
+  const [max, what] = column === "Type" ? [TYPE_MAX_CHARS, "a record type"] : [REFERENCE_MAX_CHARS, "a reference"];
+  if (text.length > max)
+    throw new ReportError(row, column, `${text.length} characters, over the ${max} ${what} may have`);
+}
+
+/** A key at most REFERENCE_MAX_CHARS long, else the record is refused naming the column that made it long. */
+function bounded(row: number, column: string, key: string, what: string): string {
+  if (key.length > REFERENCE_MAX_CHARS)
+    throw new ReportError(
+      row,
+      column,
+      `too long to key ${what}: ${key.length} characters, over the ${REFERENCE_MAX_CHARS} a reference may have`,
+    );
+  return key;
+}
+
 export const adyenReport: ReportParser = {
   format: "adyen",
   description: "Adyen's Settlement Details Report",
@@ -139,6 +191,8 @@ export const adyenReport: ReportParser = {
       const get = (name: string) => cell(columns, fields, name);
       const type = get("Type");
       if (!type) throw new ReportError(row, "Type", "empty");
+      const payout = /^MerchantPayout$/i.test(type);
+      for (const column of KEY_COLUMNS) keyText(row, column, get(column), payout);
       const zone = get("TimeZone");
       const offset = zone === "" ? "Z" : adyenZoneOffset(zone);
       if (offset === null)
@@ -150,7 +204,6 @@ export const adyenReport: ReportParser = {
       const occurredAt = dateTime(row, "Creation Date", get("Creation Date"), offset);
       const transaction = TRANSACTIONS[type.toLowerCase()];
       const standalone = STANDALONE[type.toLowerCase()];
-      const payout = /^MerchantPayout$/i.test(type);
 
       const batchText = get("Batch Number");
       if (batchText !== "" && !/^[1-9][0-9]{0,17}$/.test(batchText))
@@ -158,6 +211,15 @@ export const adyenReport: ReportParser = {
       const merchant = get("Merchant Account");
       if (!merchant) throw new ReportError(row, "Merchant Account", "empty");
       const batch = batchText === "" ? null : `${merchant}:batch:${batchText}`;
+      // Every record of a batch names the batch's payout, "<batch>:<currency>" (three letters):
+      // a merchant account too long for it is refused on its first record, not on the payout's, last.
+      if (batch)
+        bounded(
+          row,
+          "Merchant Account",
+          `${batch}:XXX`,
+          `its batch's payout ("<merchant account>:batch:${batchText}:<currency>")`,
+        );
       if (!batch && (payout || standalone))
         throw new ReportError(row, "Batch Number", `empty: a ${type} record is keyed by its batch`);
 
@@ -207,11 +269,13 @@ export const adyenReport: ReportParser = {
       if (standalone) {
         if (credit === 0n && debit === 0n)
           throw new ReportError(row, debitColumn, `empty: a ${type} record moves money, a debit or a credit`);
-        const reference = counted(
-          `${batch}:${standalone.name}:${get("Modification Reference") || get("Psp Reference")}`,
+        const named = get("Modification Reference") ? "Modification Reference" : "Psp Reference";
+        const reference = bounded(
+          row,
+          named,
+          counted(`${batch}:${standalone.name}:${get(named)}`),
+          `the record ("<batch>:${standalone.name}:<${named}>")`,
         );
-        if (reference.length > 255)
-          throw new ReportError(row, "Modification Reference", "too long to key the record (over 255 characters)");
         return {
           row,
           reference,
@@ -244,19 +308,13 @@ export const adyenReport: ReportParser = {
         };
 
       // A refund's own pspReference is its Modification Reference; Psp Reference is the payment's.
-      const reference =
-        transaction.kind === "PAYMENT"
-          ? get("Psp Reference")
-          : transaction.kind === "REFUND"
-            ? get("Modification Reference")
-            : get("Modification Reference") && `${get("Modification Reference")}${transaction.suffix}`;
-      if (!reference)
-        throw new ReportError(
-          row,
-          transaction.kind === "PAYMENT" ? "Psp Reference" : "Modification Reference",
-          "empty",
-        );
+      const named = transaction.kind === "PAYMENT" ? "Psp Reference" : "Modification Reference";
+      const reference = get(named) && `${get(named)}${transaction.suffix ?? ""}`;
+      if (!reference) throw new ReportError(row, named, "empty");
+      bounded(row, named, reference, `the ${type} record`);
       const settled = settledSideOf(row, get);
+      // Its fee is posted from the report under "<reference>:fee" (lib/recon/run.ts).
+      if (settled?.fee) bounded(row, named, `${reference}:fee`, `the ${type} record's fee ("<reference>:fee")`);
       return {
         row,
         reference,
