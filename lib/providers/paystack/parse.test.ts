@@ -301,4 +301,41 @@ describe("Paystack disputes", () => {
     });
     expect(parse({ ...refund, data: { ...refund.data, dispute: null } })).toMatchObject({ kind: "money" });
   });
+
+  it("keeps a refund.processed naming no dispute a REFUND, whichever way its data says none", () => {
+    const refund = aPaystackRefund({ id: 3018290, transactionReference: "T685312322670591", amount: 5800 });
+    const asRefund = {
+      kind: "money",
+      eventType: "refund.processed",
+      movements: [
+        expect.objectContaining({
+          kind: "REFUND",
+          reference: "3018290",
+          paymentReference: "T685312322670591",
+          amount: 5800n,
+        }),
+      ],
+    };
+    expect("dispute" in refund.data).toBe(false);
+    expect(parse(refund)).toEqual(asRefund);
+    // As Paystack's refund objects write "none": null, and the empty forms a reformatted retry may carry.
+    for (const dispute of [null, 0, "", " ", "0", {}, { id: null }, { id: 0 }])
+      expect({ dispute, parsed: parse({ ...refund, data: { ...refund.data, dispute } }) }).toEqual({
+        dispute,
+        parsed: asRefund,
+      });
+  });
+
+  it("ignores a refund.processed naming its dispute by an object {id: 45}, a bare number or its text, as that dispute's", () => {
+    const refund = aPaystackRefund({ id: 3018291, transactionReference: "T685312322670591", amount: 5800 });
+    for (const dispute of [{ id: 45 }, 45, "45", { id: "45" }])
+      expect({ dispute, parsed: parse({ ...refund, data: { ...refund.data, dispute } }) }).toEqual({
+        dispute,
+        parsed: {
+          kind: "ignored",
+          eventType: "refund.processed",
+          reason: "the refund of dispute 45: posted as dsp_45 when the dispute resolves, never twice",
+        },
+      });
+  });
 });
