@@ -123,19 +123,26 @@ async function loadLines(
   async function* rows() {
     for await (const line of lines) {
       const t = line.occurredAt.getTime();
-      if (window && (t < window.from.getTime() || t >= window.to.getTime())) {
+      const outside = window !== undefined && (t < window.from.getTime() || t >= window.to.getTime());
+      if (outside) {
         loaded.outside++;
-        continue;
+        // Not compared (another window's run compares it), but kept for its payout: a
+        // payout's statement needs all its lines, and a provider that settles the next
+        // day (Paystack, T+1) reports a day's lines beside a payout dated after it. Only
+        // lines the source ties to a payout by id are kept; the rest are dropped.
+        if (line.kind === "OTHER" || !line.payout || !line.lineId) continue;
       }
-      if (line.kind !== "OTHER") loaded.money++;
-      min = Math.min(min, t);
-      max = Math.max(max, t);
-      yield `${line.row}\t${copyText(line.reference)}\t${line.kind}\t${line.amount}\t${line.currency}\t${line.occurredAt.toISOString()}\t${copyText(line.raw)}\t${copyOrNull(line.notReconciled)}\t${line.settledGross ?? line.amount}\t${line.settledCurrency ?? line.currency}\t${line.fee ?? 0n}\t${copyOrNull(line.payout)}\t${copyOrNull(line.lineId)}\t${copyOrNull(line.account)}\t${line.arrivalDate ? line.arrivalDate.toISOString().slice(0, 10) : "\\N"}\t${copyOrNull(line.bankReference?.trim())}\n`;
+      if (!outside) {
+        if (line.kind !== "OTHER") loaded.money++;
+        min = Math.min(min, t);
+        max = Math.max(max, t);
+      }
+      yield `${line.row}\t${copyText(line.reference)}\t${line.kind}\t${line.amount}\t${line.currency}\t${line.occurredAt.toISOString()}\t${copyText(line.raw)}\t${copyOrNull(line.notReconciled)}\t${line.settledGross ?? line.amount}\t${line.settledCurrency ?? line.currency}\t${line.fee ?? 0n}\t${copyOrNull(line.payout)}\t${copyOrNull(line.lineId)}\t${copyOrNull(line.account)}\t${line.arrivalDate ? line.arrivalDate.toISOString().slice(0, 10) : "\\N"}\t${copyOrNull(line.bankReference?.trim())}\t${outside ? "t" : "f"}\n`;
     }
   }
   const copy = client.query(
     copyFrom(
-      "COPY recon_lines (row_no, reference, kind, amount, currency, occurred_at, raw, not_reconciled, settled_gross, settled_currency, fee, payout, line_id, account, arrival_date, bank_reference) FROM STDIN",
+      "COPY recon_lines (row_no, reference, kind, amount, currency, occurred_at, raw, not_reconciled, settled_gross, settled_currency, fee, payout, line_id, account, arrival_date, bank_reference, outside) FROM STDIN",
     ),
   );
   await pipeline(Readable.from(chunks()), copy);
@@ -206,7 +213,8 @@ export async function runReconciliation(input: ReconInput): Promise<DomainResult
     await client.query("BEGIN");
     await client.query(
       `CREATE TEMP TABLE recon_lines (row_no int, reference text, kind text, amount bigint, currency text, occurred_at timestamptz, raw text, not_reconciled text,
-        settled_gross bigint, settled_currency text, fee bigint, payout text, line_id text, account text, arrival_date date, bank_reference text) ON COMMIT DROP`,
+        settled_gross bigint, settled_currency text, fee bigint, payout text, line_id text, account text, arrival_date date, bank_reference text,
+        outside boolean NOT NULL DEFAULT false) ON COMMIT DROP`,
     );
     const meta = { header: null as string[] | null, format: "api" };
     const lines =
@@ -313,9 +321,9 @@ async function compare(
   // in the settled currency, which the fee is in.
   await q(`CREATE TEMP TABLE recon_theirs ON COMMIT DROP AS
     WITH items AS (
-      SELECT reference, kind, amount, currency, occurred_at, row_no FROM recon_lines WHERE kind <> 'OTHER'
+      SELECT reference, kind, amount, currency, occurred_at, row_no FROM recon_lines WHERE kind <> 'OTHER' AND NOT outside
       UNION ALL
-      SELECT reference || ':fee', 'FEE', -fee, settled_currency, occurred_at, row_no FROM recon_lines WHERE kind <> 'OTHER' AND fee <> 0)
+      SELECT reference || ':fee', 'FEE', -fee, settled_currency, occurred_at, row_no FROM recon_lines WHERE kind <> 'OTHER' AND fee <> 0 AND NOT outside)
     SELECT reference, sum(amount)::bigint AS amount, min(currency) AS currency, min(currency) = max(currency) AS one_currency, min(occurred_at) AS occurred_at,
            min(row_no) AS row_no, min(kind) AS kind
     FROM items GROUP BY reference`);
@@ -496,8 +504,8 @@ async function compare(
   const unreconciled = (
     await q<{ n: string; lines: unknown[] | null }>(`SELECT count(*) AS n,
       (SELECT json_agg(json_build_object('row', row_no, 'reference', reference, 'category', not_reconciled, 'amount', amount::text, 'currency', currency, 'occurredAt', occurred_at) ORDER BY row_no)
-         FROM (SELECT * FROM recon_lines WHERE not_reconciled IS NOT NULL ORDER BY row_no LIMIT 1000) l) AS lines
-    FROM recon_lines WHERE not_reconciled IS NOT NULL`)
+         FROM (SELECT * FROM recon_lines WHERE not_reconciled IS NOT NULL AND NOT outside ORDER BY row_no LIMIT 1000) l) AS lines
+    FROM recon_lines WHERE not_reconciled IS NOT NULL AND NOT outside`)
   ).rows[0]!;
   const silence = await checkSilence(client, tenantId, provider, window, loaded.money, runId);
   const n = (k: string) => Number(counts[k]);

@@ -90,11 +90,12 @@ describe("reconciling Paystack through its API", () => {
     expect(payouts.length).toBeGreaterThan(0);
     const r = await recon();
     // Every payment's fee is posted from the settlement (the webhooks said "fees": null),
-    // every settlement of the window as a payout; neither is a case.
+    // every settlement of the window as a payout; both are expected from it (Paystack
+    // sends neither by webhook), so neither is compared, missing or a case.
     expect(r).toMatchObject({
-      compared: movements.length + payouts.length,
+      compared: movements.length,
       matched: movements.length - dropped.length,
-      theirsNotOurs: dropped.length + payouts.length,
+      theirsNotOurs: dropped.length,
       feesPosted: movements.filter((m) => m.kind === "PAYMENT").length,
       postedFromSettlement: payouts.length,
       fetched: dropped.length,
@@ -141,14 +142,22 @@ describe("reconciling Paystack through its API", () => {
     expect(fees.map((b) => `${b.currency}|${b.amount}`).sort()).toEqual(
       [...expectedFees].map(([c, v]) => `${c}|${v}`).sort(),
     );
-    // Each payout the run could judge (its lines all in the window) balances, on both sides.
+    // Every settlement of the window has its statement, and so does every later one that
+    // pays out the window's lines (Paystack settles T+1): its lines are kept for it though
+    // it falls outside the window. Each the run could judge balances, on both sides.
     const statements = await payoutStatements(tenant.id, "paystack");
-    expect(statements.map((s) => s.reference).sort()).toEqual(payouts.map((p) => `stl_${p.id}`).sort());
+    const all = new PaystackAccounts().add("k", settled()).settlements("k");
+    const paying = all.filter((p) => Date.parse(p.createdAt) >= window.from.getTime());
+    expect(statements.map((s) => s.reference)).toEqual(expect.arrayContaining(payouts.map((p) => `stl_${p.id}`)));
+    expect(statements.length).toBeGreaterThan(payouts.length);
+    for (const s of statements) expect(paying.map((p) => `stl_${p.id}`)).toContain(s.reference);
     const judged = statements.filter((x) => x.lines > 0);
     expect(judged.length).toBeGreaterThan(0);
+    const inWindow = new Set(payouts.map((p) => `stl_${p.id}`));
     for (const s of judged) {
       expect(s.theirs.residual).toBe(0n);
-      expect(s.ours.residual).toBe(0n);
+      // A later settlement is posted by the run of its own window: until then our side has no payout.
+      expect(s.ours.residual).toBe(inWindow.has(s.reference) ? 0n : null);
     }
     expect(await ledgerViolations()).toEqual([]);
   });
