@@ -183,8 +183,9 @@ describe("batch 7's report through a run and the worker", () => {
       ourAmount: 12_396n,
       theirAmount: 12_396n,
       destination: null,
-      arrivalDate: null,
     });
+    // The day the MerchantPayout was booked: the first it can reach the bank.
+    expect(payout.arrivalDate).toEqual(new Date("2026-12-04T00:00:00Z"));
     // Posted as a settlement movement the worker claimed, not fetched: Adyen has no payout to fetch.
     // No webhook was ever due for it: no discrepancy, no cause, nothing for a person.
     expect(await prisma.reconDiscrepancy.count({ where: { tenantId: tenant.id, reference: payout7 } })).toBe(0);

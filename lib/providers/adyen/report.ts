@@ -21,7 +21,10 @@
 //   account and batch number are on every record and never change once the batch has
 //   closed (the file is settlement_detail_report_batch_<n>.csv); the currency keeps two
 //   payouts of one batch apart when it settles in two. The report names no bank account
-//   and no arrival date, so neither is set (the payout goes to bank:(unknown)). The
+//   (the payout goes to bank:(unknown)) and no arrival date: the payout's is the UTC day
+//   its record was booked, the first day the transfer can reach the bank, and the
+//   endpoint's date lag covers its time in transit; without one the bank step could
+//   neither match it by amount and date nor tell when it is overdue. The
 //   Modification Reference is the payout's bankReference instead: the key never reaches
 //   the bank, that text does, and the bank step looks for it in a credit's remittance
 //   (trimmed; empty leaves it unset; longer than BANK_REFERENCE_MAX_CHARS is refused).
@@ -262,6 +265,7 @@ export const adyenReport: ReportParser = {
           raw,
           payout: reference,
           lineId: reference,
+          arrivalDate: new Date(`${occurredAt.toISOString().slice(0, 10)}T00:00:00Z`),
           ...(bankReference && { bankReference }),
         };
       }
