@@ -3,12 +3,9 @@
 // what each posts, that a chargeback told twice (the capture's reversal and the
 // dispute's settlement) withdraws once, that a payment is never taken back past its
 // amount, and that a dispute body PayPal's API does not confirm posts nothing.
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { balancesByCode } from "@/lib/ledger/accounts";
 import { ledgerViolations } from "@/lib/ledger/invariants";
-import { resetConfigForTests } from "@/lib/platform/config";
 import { prisma } from "@/lib/platform/db";
 import {
   captureResource,
@@ -19,10 +16,12 @@ import {
   refundResource,
 } from "@/lib/providers/paypal/simulate";
 import type { SimMovement } from "@/lib/providers/simulation/script";
-import { PaypalAccounts, servePaypalApi } from "@/dev/simulator/paypal-api";
+import type { PaypalAccounts } from "@/dev/simulator/paypal-api";
+import { startPaypalTestServer, type PaypalTestServer } from "@/dev/testing/paypal-server";
 import { aTenant, type TestTenant, unique, webhookRequest } from "@/dev/testing/builders";
 import { drainAll } from "@/dev/testing/drain";
-import { aPaypalSigner, anEndpoint, type PaypalSigner, paypalHeaders } from "@/dev/testing/provider-builders";
+import { anEndpoint, type PaypalSigner, paypalHeaders } from "@/dev/testing/provider-builders";
+import { postingsByPrefix } from "@/dev/testing/postings";
 import { deliver } from "@/dev/testing/route";
 
 const webhookId = "WH-DISPUTES-0123456789";
@@ -30,28 +29,16 @@ const app = { clientId: "AV-disputes-client", clientSecret: "EP-disputes-secret"
 const created = Date.parse("2026-12-02T14:49:58Z") / 1000;
 let tenant: TestTenant;
 let signer: PaypalSigner;
-let server: Server;
-const paypal = new PaypalAccounts();
+let api: PaypalTestServer;
+let paypal: PaypalAccounts;
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    if (req.url === new URL(signer.certUrl).pathname) return void res.writeHead(200).end(signer.certificatePem);
-    if (servePaypalApi(req, res, paypal)) return;
-    res.writeHead(404).end();
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  vi.stubEnv("TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES", `${base}/v1/notifications/certs/`);
-  resetConfigForTests();
-  signer = aPaypalSigner({ certUrl: `${base}/v1/notifications/certs/CERT-disputes-test` });
+  api = await startPaypalTestServer("disputes-test");
+  ({ signer, paypal } = api);
   tenant = await aTenant();
-  await anEndpoint(tenant, "paypal", { settings: { webhookId, ...app, apiBaseUrl: base } });
+  await anEndpoint(tenant, "paypal", { settings: { webhookId, ...app, apiBaseUrl: api.base } });
 });
-afterAll(async () => {
-  await new Promise<void>((r) => server.close(() => r()));
-  vi.unstubAllEnvs();
-  resetConfigForTests();
-});
+afterAll(() => api.close());
 
 async function send(event: object) {
   const body = JSON.stringify(event);
@@ -106,22 +93,7 @@ function aDispute(
 }
 const disputeEvent = (type: string, resource: object) => paypalEvent(type, "dispute", resource, created + 86_400);
 
-async function postingsOf(prefix: string) {
-  const rows = await prisma.posting.findMany({
-    where: { tenantId: tenant.id, providerReference: { startsWith: prefix } },
-    select: {
-      kind: true,
-      providerReference: true,
-      entries: { select: { amount: true, account: { select: { code: true } } } },
-    },
-    orderBy: { id: "asc" },
-  });
-  return rows.map((p) => ({
-    kind: p.kind,
-    reference: p.providerReference,
-    legs: p.entries.map((e) => `${e.account.code} ${e.amount}`).sort(),
-  }));
-}
+const postingsOf = (prefix: string) => postingsByPrefix(tenant.id, prefix);
 
 const balance = async (code: string) =>
   (await balancesByCode(tenant.id)).find((b) => b.code === code && b.currency === "USD")?.amount ?? 0n;
@@ -132,8 +104,16 @@ describe("PayPal fees, reversals and disputes", () => {
     const c = await aPostedCapture(12_345);
     const fee = paypalFee(12_345);
     expect(await postingsOf(c.reference)).toEqual([
-      { kind: "PAYMENT", reference: c.reference, legs: ["clearing:paypal 12345", "customer:acct_disputed -12345"] },
-      { kind: "FEE", reference: `${c.reference}:fee`, legs: [`clearing:paypal -${fee}`, `fees:paypal ${fee}`] },
+      {
+        kind: "PAYMENT",
+        reference: c.reference,
+        legs: { "clearing:paypal": 12_345n, "customer:acct_disputed": -12_345n },
+      },
+      {
+        kind: "FEE",
+        reference: `${c.reference}:fee`,
+        legs: { "clearing:paypal": -BigInt(fee), "fees:paypal": BigInt(fee) },
+      },
     ]);
     expect(await balance("fees:paypal")).toBe(fees + BigInt(fee));
   });
@@ -170,15 +150,15 @@ describe("PayPal fees, reversals and disputes", () => {
     await Promise.all([send(reversed), send(reversed), send(disputeEvent("CUSTOMER.DISPUTE.UPDATED", underReview))]);
     await drainAll();
     expect(await postingsOf(`${c.reference}:`)).toEqual([
-      { kind: "FEE", reference: `${c.reference}:fee`, legs: expect.any(Array) },
+      { kind: "FEE", reference: `${c.reference}:fee`, legs: expect.any(Object) },
       {
         kind: "DISPUTE",
         reference: `${c.reference}:reversed`,
-        legs: ["clearing:paypal -5000", "disputes:paypal 5000"],
+        legs: { "clearing:paypal": -5_000n, "disputes:paypal": 5_000n },
       },
     ]);
     expect(await postingsOf(`${id}:`)).toEqual([
-      { kind: "FEE", reference: `${id}:chargeback_fee`, legs: ["clearing:paypal -2000", "fees:paypal 2000"] },
+      { kind: "FEE", reference: `${id}:chargeback_fee`, legs: { "clearing:paypal": -2_000n, "fees:paypal": 2_000n } },
     ]);
     expect(await balance("disputes:paypal")).toBe(disputes + 5_000n);
 

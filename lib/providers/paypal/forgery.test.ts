@@ -5,54 +5,33 @@
 // then show where it stops: a reused transmission id is refused at the door, and a
 // forged body under a fresh one is confirmed with PayPal's API (a real local server
 // answering as PayPal) and ends FAILED, crediting no one.
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { crc32 } from "node:zlib";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { resetConfigForTests } from "@/lib/platform/config";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { prisma } from "@/lib/platform/db";
 import { crc32 as ourCrc32 } from "@/lib/providers/paypal/crc32";
-import { PaypalAccounts, servePaypalApi } from "@/dev/simulator/paypal-api";
+import type { PaypalAccounts } from "@/dev/simulator/paypal-api";
+import { startPaypalTestServer, type PaypalTestServer } from "@/dev/testing/paypal-server";
 import type { SimMovement } from "@/lib/providers/simulation/script";
 import { aTenant, unique, webhookRequest, type TestTenant } from "@/dev/testing/builders";
 import { withCrc32 } from "@/dev/testing/crc-forgery";
 import { drainAll } from "@/dev/testing/drain";
-import {
-  aPaypalCapture,
-  aPaypalSigner,
-  anEndpoint,
-  paypalHeaders,
-  type PaypalSigner,
-} from "@/dev/testing/provider-builders";
+import { aPaypalCapture, anEndpoint, paypalHeaders, type PaypalSigner } from "@/dev/testing/provider-builders";
 import { deliver } from "@/dev/testing/route";
 
 const webhookId = "WH-FORGERY-0123456789";
 const app = { clientId: "AV-forgery-client", clientSecret: "EP-forgery-secret" };
 let tenant: TestTenant;
 let signer: PaypalSigner;
-let server: Server;
-const paypal = new PaypalAccounts();
+let api: PaypalTestServer;
+let paypal: PaypalAccounts;
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    if (req.url === new URL(signer.certUrl).pathname) return void res.writeHead(200).end(signer.certificatePem);
-    if (servePaypalApi(req, res, paypal)) return;
-    res.writeHead(404).end();
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  // The test's certificate is served locally and trusted only through the simulators' escape hatch.
-  vi.stubEnv("TALLY_PAYPAL_EXTRA_CERT_URL_PREFIXES", `${base}/v1/notifications/certs/`);
-  resetConfigForTests();
-  signer = aPaypalSigner({ certUrl: `${base}/v1/notifications/certs/CERT-forgery-test` });
+  api = await startPaypalTestServer("forgery-test");
+  ({ signer, paypal } = api);
   tenant = await aTenant();
-  await anEndpoint(tenant, "paypal", { settings: { webhookId, ...app, apiBaseUrl: base } });
+  await anEndpoint(tenant, "paypal", { settings: { webhookId, ...app, apiBaseUrl: api.base } });
 });
-afterAll(async () => {
-  await new Promise<void>((r) => server.close(() => r()));
-  vi.unstubAllEnvs();
-  resetConfigForTests();
-});
+afterAll(() => api.close());
 
 /** A capture PayPal really made (its API knows it), and the delivery PayPal sent for it. */
 function aGenuineCapture(account: string, value: string) {

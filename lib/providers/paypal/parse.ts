@@ -147,9 +147,19 @@ function upLinkId(l: z.infer<typeof links>): string | undefined {
   }
 }
 
-function readPayment(resource: unknown): { ok: true; res: PaymentResource } | { ok: false; error: string } {
+/** A capture, refund or reversal with its amount in minor units and the time it happened. */
+function readDated(
+  resource: unknown,
+  fallback: Date | undefined,
+): { ok: true; res: PaymentResource; amount: bigint; occurredAt: Date } | { ok: false; error: string } {
   const r = paymentResource.safeParse(resource);
-  return r.success ? { ok: true, res: r.data } : { ok: false, error: describeZodError(r.error) };
+  if (!r.success) return { ok: false, error: describeZodError(r.error) };
+  const res = r.data;
+  const amount = decimalMinorUnits(res.amount.value, res.amount.currency_code);
+  if (!amount.ok) return { ok: false, error: `resource.amount.value: ${amount.error}` };
+  const occurredAt = res.create_time ?? fallback;
+  if (!occurredAt) return { ok: false, error: "resource.create_time: missing, and no event create_time" };
+  return { ok: true, res, amount: amount.value, occurredAt };
 }
 
 /** The breakdown's paypal_fee in minor units: zero when absent; refused when it cannot be part of `gross`. */
@@ -172,25 +182,16 @@ function feeOf(
   return { ok: true, value: minor.value };
 }
 
-function amountOf(res: PaymentResource): { ok: true; value: bigint } | { ok: false; error: string } {
-  const amount = decimalMinorUnits(res.amount.value, res.amount.currency_code);
-  return amount.ok ? amount : { ok: false, error: `resource.amount.value: ${amount.error}` };
-}
-
 /** A capture: its PAYMENT, and the FEE PayPal kept of it. */
 export function captureMovements(resource: unknown, fallback?: Date): Mapped {
-  const r = readPayment(resource);
-  if (!r.ok) return r;
-  const res = r.res;
-  const amount = amountOf(res);
-  if (!amount.ok) return amount;
+  const read = readDated(resource, fallback);
+  if (!read.ok) return read;
+  const { res, amount, occurredAt } = read;
   const currency = res.amount.currency_code;
-  const occurredAt = res.create_time ?? fallback;
-  if (!occurredAt) return { ok: false, error: "resource.create_time: missing, and no event create_time" };
   const fee = feeOf(
     res.seller_receivable_breakdown?.paypal_fee,
     "seller_receivable_breakdown.paypal_fee",
-    amount.value,
+    amount,
     currency,
   );
   if (!fee.ok) return fee;
@@ -199,7 +200,7 @@ export function captureMovements(resource: unknown, fallback?: Date): Mapped {
       kind: "PAYMENT",
       reference: res.id,
       account: res.custom_id ?? res.invoice_id ?? null,
-      amount: amount.value,
+      amount: amount,
       currency,
       occurredAt,
       description: `PayPal capture ${res.id}`,
@@ -250,15 +251,11 @@ function returnedFee(res: PaymentResource, amount: bigint, occurredAt: Date, wha
 
 /** A refund: its REFUND of the capture its `up` link names, and the fee PayPal gave back. */
 export function refundMovements(resource: unknown, fallback?: Date): Mapped {
-  const r = readPayment(resource);
-  if (!r.ok) return r;
-  const res = r.res;
-  const amount = amountOf(res);
-  if (!amount.ok) return amount;
-  const occurredAt = res.create_time ?? fallback;
-  if (!occurredAt) return { ok: false, error: "resource.create_time: missing, and no event create_time" };
+  const read = readDated(resource, fallback);
+  if (!read.ok) return read;
+  const { res, amount, occurredAt } = read;
   const paymentReference = upLinkId(res.links);
-  const fee = returnedFee(res, amount.value, occurredAt, "refund");
+  const fee = returnedFee(res, amount, occurredAt, "refund");
   if (!fee.ok) return fee;
   return {
     ok: true,
@@ -268,7 +265,7 @@ export function refundMovements(resource: unknown, fallback?: Date): Mapped {
         reference: res.id,
         account: res.custom_id ?? res.invoice_id ?? null,
         ...(paymentReference && { paymentReference }),
-        amount: amount.value,
+        amount: amount,
         currency: res.amount.currency_code,
         occurredAt,
         description: `PayPal refund ${res.id}${paymentReference ? ` of capture ${paymentReference}` : ""}`,
@@ -280,20 +277,16 @@ export function refundMovements(resource: unknown, fallback?: Date): Mapped {
 
 /** A reversal (PAYMENT.CAPTURE.REVERSED): the disputed capture's money withdrawn, and any fee given back. */
 export function reversalMovements(resource: unknown, fallback?: Date): Mapped {
-  const r = readPayment(resource);
-  if (!r.ok) return r;
-  const res = r.res;
-  const amount = amountOf(res);
-  if (!amount.ok) return amount;
-  const occurredAt = res.create_time ?? fallback;
-  if (!occurredAt) return { ok: false, error: "resource.create_time: missing, and no event create_time" };
+  const read = readDated(resource, fallback);
+  if (!read.ok) return read;
+  const { res, amount, occurredAt } = read;
   const capture = upLinkId(res.links);
   if (!capture)
     return {
       ok: false,
       error: "resource.links: no `up` link naming the reversed capture; its reversal cannot be keyed",
     };
-  const fee = returnedFee(res, amount.value, occurredAt, "reversal");
+  const fee = returnedFee(res, amount, occurredAt, "reversal");
   if (!fee.ok) return fee;
   return {
     ok: true,
@@ -303,7 +296,7 @@ export function reversalMovements(resource: unknown, fallback?: Date): Mapped {
         reference: paypalReversalReference(capture),
         account: null,
         paymentReference: capture,
-        amount: amount.value,
+        amount: amount,
         currency: res.amount.currency_code,
         occurredAt,
         description: `PayPal reversal ${res.id} of capture ${capture}`,

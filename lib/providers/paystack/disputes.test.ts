@@ -7,6 +7,7 @@ import { paystackDispute, paystackDisputeEvents, type SimDispute } from "@/lib/p
 import { aTenant, type TestTenant, unique, webhookRequest } from "@/dev/testing/builders";
 import { drainAll } from "@/dev/testing/drain";
 import { aPaystackCharge, aPaystackRefund, anEndpoint, paystackSignature } from "@/dev/testing/provider-builders";
+import { postingsByPrefix } from "@/dev/testing/postings";
 import { deliver } from "@/dev/testing/route";
 
 let tenant: TestTenant;
@@ -24,23 +25,7 @@ async function send(event: object) {
   expect(res.status).toBe(200);
 }
 
-/** Each posting of references starting with `prefix`: its kind, reference and the legs on the named accounts. */
-async function postings(prefix: string) {
-  const rows = await prisma.posting.findMany({
-    where: { tenantId: tenant.id, providerReference: { startsWith: prefix } },
-    select: {
-      kind: true,
-      providerReference: true,
-      entries: { select: { amount: true, account: { select: { code: true } } } },
-    },
-    orderBy: { id: "asc" },
-  });
-  return rows.map((p) => ({
-    kind: p.kind,
-    reference: p.providerReference,
-    legs: Object.fromEntries(p.entries.map((e) => [e.account.code, e.amount])),
-  }));
-}
+const postings = (prefix: string) => postingsByPrefix(tenant.id, prefix);
 
 const aCharge = (reference: string, amount: number, fees: unknown) => {
   const c = aPaystackCharge({ reference, amount, account: "acct_ada" });
