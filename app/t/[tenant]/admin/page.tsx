@@ -1,5 +1,6 @@
-// Admin: this tenant's provider secrets, alert channels and retention of raw bodies, then users and tenants (global).
+// Admin: this tenant's provider secrets, matching rules, alert channels and retention of raw bodies, then users and tenants (global).
 import { AlertChannelsAdmin, type ChannelsData } from "@/components/admin/alert-channels-admin";
+import { MatchRulesAdmin, type MatchRulesData } from "@/components/admin/match-rules-admin";
 import { RetentionAdmin } from "@/components/admin/retention-admin";
 import { SecretsAdmin, type EndpointsData } from "@/components/admin/secrets-admin";
 import { TenantsAdmin, type TenantsData } from "@/components/admin/tenants-admin";
@@ -29,10 +30,12 @@ export default async function AdminPage({ params }: { params: Promise<{ tenant: 
     <>
       <h1>Admin</h1>
       <nav aria-label="Admin sections" className="subnav">
-        <a href="#secrets-h">Secrets for {tenant.name}</a> <a href="#alert-channels-h">Alert channels</a>{" "}
-        <a href="#retention-h">Retention</a> <a href="#users-h">Users</a> <a href="#tenants-h">Tenants</a>
+        <a href="#secrets-h">Secrets for {tenant.name}</a> <a href="#match-rules-h">Matching rules</a>{" "}
+        <a href="#alert-channels-h">Alert channels</a> <a href="#retention-h">Retention</a> <a href="#users-h">Users</a>{" "}
+        <a href="#tenants-h">Tenants</a>
       </nav>
       <SecretsAdmin tenant={slug} initial={plain({ endpoints, providers: supportedProviders() }) as EndpointsData} />
+      <MatchRulesAdmin tenant={slug} initial={plain({ endpoints }) as MatchRulesData} />
       <AlertChannelsAdmin tenant={slug} initial={plain({ channels }) as ChannelsData} />
       <RetentionAdmin
         tenant={slug}
