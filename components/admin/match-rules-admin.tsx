@@ -5,7 +5,7 @@
 // accepted. The server checks every value and says what it refused; every save is
 // audited with the values before and after and the reason given here.
 import { useQuery } from "@tanstack/react-query";
-import { type FormEvent, useState } from "react";
+import { type FormEvent, type ReactNode, useState } from "react";
 import { api } from "@/components/api-client";
 import { useAdminMutation } from "@/components/admin/use-admin-mutation";
 
@@ -124,23 +124,15 @@ function EndpointRules({ tenant, endpoint }: { tenant: string; endpoint: RulesEn
         In the currency&apos;s smallest unit, whatever the currency: 5 is 0.05 USD or EUR, 5 JPY, 0.005 KWD. A whole
         number from 0 (amounts must agree exactly) to 1,000,000.
       </p>
-      <label>
-        Bank date lag (days)
-        <input
-          name="dateLagDays"
-          aria-describedby={`${p}-lag-help`}
-          type="number"
-          required
-          min={0}
-          max={60}
-          step={1}
-          defaultValue={saved.dateLagDays}
-          key={`lag-${saved.dateLagDays}`}
-        />
-      </label>
-      <p id={`${p}-lag-help`} className="muted small">
+      <WholeNumberField
+        name="dateLagDays"
+        label="Bank date lag (days)"
+        helpId={`${p}-lag-help`}
+        max={60}
+        value={saved.dateLagDays}
+      >
         A payout&apos;s bank credit may be booked up to this many days after its arrival date.
-      </p>
+      </WholeNumberField>
       <fieldset>
         <legend>Order the bank step tries its rules in</legend>
         <label>
@@ -169,24 +161,16 @@ function EndpointRules({ tenant, endpoint }: { tenant: string; endpoint: RulesEn
           </select>
         </label>
       </fieldset>
-      <label>
-        Signature tolerance (seconds)
-        <input
-          name="toleranceSeconds"
-          aria-describedby={`${p}-signature-help`}
-          type="number"
-          required
-          min={0}
-          max={86400}
-          step={1}
-          defaultValue={endpoint.toleranceSeconds}
-          key={`sig-${endpoint.toleranceSeconds}`}
-        />
-      </label>
-      <p id={`${p}-signature-help`} className="muted small">
+      <WholeNumberField
+        name="toleranceSeconds"
+        label="Signature tolerance (seconds)"
+        helpId={`${p}-signature-help`}
+        max={86400}
+        value={endpoint.toleranceSeconds}
+      >
         How old a timestamped signature may be (and how far the provider&apos;s clock may be ahead) before a delivery is
         refused.
-      </p>
+      </WholeNumberField>
       <label className="inline">
         <input name="enabled" type="checkbox" defaultChecked={endpoint.enabled} key={`on-${endpoint.enabled}`} /> Accept
         deliveries (off: every webhook to this endpoint is refused, and the provider retries)
@@ -209,5 +193,37 @@ function EndpointRules({ tenant, endpoint }: { tenant: string; endpoint: RulesEn
         </p>
       )}
     </form>
+  );
+}
+
+/** A whole number from 0 to `max` with its help text; keyed by the saved value so a refreshed list shows it. */
+function WholeNumberField(props: {
+  name: string;
+  label: string;
+  helpId: string;
+  max: number;
+  value: number;
+  children: ReactNode;
+}) {
+  return (
+    <>
+      <label>
+        {props.label}
+        <input
+          name={props.name}
+          aria-describedby={props.helpId}
+          type="number"
+          required
+          min={0}
+          max={props.max}
+          step={1}
+          defaultValue={props.value}
+          key={`${props.name}-${props.value}`}
+        />
+      </label>
+      <p id={props.helpId} className="muted small">
+        {props.children}
+      </p>
+    </>
   );
 }

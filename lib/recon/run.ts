@@ -131,8 +131,7 @@ async function loadLines(
         // day (Paystack, T+1) reports a day's lines beside a payout dated after it. Only
         // lines the source ties to a payout by id are kept; the rest are dropped.
         if (line.kind === "OTHER" || !line.payout || !line.lineId) continue;
-      }
-      if (!outside) {
+      } else {
         if (line.kind !== "OTHER") loaded.money++;
         min = Math.min(min, t);
         max = Math.max(max, t);

@@ -67,18 +67,7 @@ export function captureResource(m: SimMovement) {
 }
 
 function event(r: Random, m: SimMovement, type: string, resourceType: string, summary: string, resource: object) {
-  const id = eventId(r);
-  return {
-    id,
-    event_version: "1.0",
-    create_time: isoMillis(m.created + 2),
-    resource_type: resourceType,
-    resource_version: "2.0",
-    event_type: type,
-    summary,
-    resource,
-    links: [{ href: `${API}/v1/notifications/webhooks-events/${id}`, rel: "self", method: "GET" }],
-  };
+  return paypalEvent(type, resourceType, resource, m.created, { id: eventId(r), summary });
 }
 
 function completed(m: SimMovement, r: Random) {
@@ -123,19 +112,44 @@ function orderCompleted(m: SimMovement, r: Random) {
 
 /** The refund as PayPal shows it, in a webhook's resource and from GET /v2/payments/refunds/{id}. */
 export function refundResource(m: SimMovement) {
+  return refundObject({
+    id: m.reference,
+    captureId: m.paymentReference ?? "",
+    amount: m.amount,
+    currency: m.currency,
+    created: m.created,
+  });
+}
+
+/**
+ * A refund object (Payments v2): a refund's, and a reversal's. `fee`, when given, is the
+ * part of the capture's fee PayPal gave back with it (seller_payable_breakdown).
+ */
+function refundObject(o: {
+  id: string;
+  captureId: string;
+  amount: number;
+  currency: string;
+  created: number;
+  fee?: number;
+}) {
   return {
     seller_payable_breakdown: {
-      gross_amount: money(m.amount, m.currency),
-      total_refunded_amount: money(m.amount, m.currency),
+      gross_amount: money(o.amount, o.currency),
+      ...(o.fee !== undefined && {
+        paypal_fee: money(o.fee, o.currency),
+        net_amount: money(o.amount - o.fee, o.currency),
+      }),
+      total_refunded_amount: money(o.amount, o.currency),
     },
-    amount: money(m.amount, m.currency),
-    update_time: isoSeconds(m.created),
-    create_time: isoSeconds(m.created),
+    amount: money(o.amount, o.currency),
+    update_time: isoSeconds(o.created),
+    create_time: isoSeconds(o.created),
     links: [
-      { href: `${API}/v2/payments/refunds/${m.reference}`, rel: "self", method: "GET" },
-      { href: `${API}/v2/payments/captures/${m.paymentReference}`, rel: "up", method: "GET" },
+      { href: `${API}/v2/payments/refunds/${o.id}`, rel: "self", method: "GET" },
+      { href: `${API}/v2/payments/captures/${o.captureId}`, rel: "up", method: "GET" },
     ],
-    id: m.reference,
+    id: o.id,
     status: "COMPLETED",
   };
 }
@@ -294,44 +308,36 @@ export function paypalReversalResource(o: {
   created: number;
   fee?: number;
 }) {
-  return {
-    seller_payable_breakdown: {
-      gross_amount: money(o.amount, o.currency),
-      paypal_fee: money(o.fee ?? 0, o.currency),
-      net_amount: money(o.amount - (o.fee ?? 0), o.currency),
-      total_refunded_amount: money(o.amount, o.currency),
-    },
-    amount: money(o.amount, o.currency),
-    note_to_payer: "Payment reversed",
-    update_time: isoSeconds(o.created),
-    create_time: isoSeconds(o.created),
-    links: [
-      { href: `${API}/v2/payments/refunds/${o.id}`, rel: "self", method: "GET" },
-      { href: `${API}/v2/payments/captures/${o.captureId}`, rel: "up", method: "GET" },
-    ],
-    id: o.id,
-    status: "COMPLETED",
-  };
+  return { ...refundObject({ ...o, fee: o.fee ?? 0 }), note_to_payer: "Payment reversed" };
 }
 
-/** A webhook event around a resource, as PayPal sends it. */
-export function paypalEvent(type: string, resourceType: string, resource: object, created: number, id?: string) {
-  const eventIdOf =
-    id ??
+/**
+ * A webhook event around a resource, as PayPal sends it, created 2 s after it. Its id
+ * is drawn by the day generator, else made from the event's content (tests).
+ */
+export function paypalEvent(
+  type: string,
+  resourceType: string,
+  resource: object,
+  created: number,
+  o: { id?: string; summary?: string } = {},
+) {
+  const id =
+    o.id ??
     `WH-${createHash("sha256")
       .update(`${type}${JSON.stringify(resource)}`)
       .digest("hex")
       .slice(0, 17)
       .toUpperCase()}`;
   return {
-    id: eventIdOf,
+    id,
     event_version: "1.0",
     create_time: isoMillis(created + 2),
     resource_type: resourceType,
     resource_version: "2.0",
     event_type: type,
-    summary: `${type} (simulated)`,
+    summary: o.summary ?? `${type} (simulated)`,
     resource,
-    links: [{ href: `${API}/v1/notifications/webhooks-events/${eventIdOf}`, rel: "self", method: "GET" }],
+    links: [{ href: `${API}/v1/notifications/webhooks-events/${id}`, rel: "self", method: "GET" }],
   };
 }
