@@ -1,7 +1,7 @@
 import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { type Actor, SYSTEM_ACTOR } from "@/lib/admin/audit";
-import { importBankStatement, type ImportSummary } from "@/lib/bank/import";
+import { SYSTEM_ACTOR } from "@/lib/admin/audit";
+import { importBankStatement } from "@/lib/bank/import";
 import { namedIn } from "@/lib/bank/match";
 import { decideProposal, proposeResolution } from "@/lib/cases/cases";
 import { aCamt053, type EntrySpec } from "@/lib/bank/statement-builders";
@@ -9,43 +9,7 @@ import type { Provider } from "@/lib/generated/prisma/enums";
 import { prisma } from "@/lib/platform/db";
 import { getRun } from "@/lib/recon/runs";
 import { aTenant, unique } from "@/dev/testing/builders";
-
-const ACCOUNTANT: Actor = { type: "USER", id: undefined, label: "accountant@bank.test" };
-const day = (d: string) => new Date(`${d}T00:00:00Z`);
-
-async function aPayout(
-  tenantId: string,
-  o: { amount: bigint; arrival: string; provider?: Provider; reference?: string; currency?: string; theirs?: bigint },
-) {
-  return prisma.payout.create({
-    data: {
-      tenantId,
-      provider: o.provider ?? "stripe",
-      reference: o.reference ?? unique("po_"),
-      currency: o.currency ?? "EUR",
-      ourAmount: o.amount,
-      theirAmount: o.theirs ?? null,
-      arrivalDate: day(o.arrival),
-    },
-  });
-}
-
-/** Imports a camt.053 statement of these entries covering [from, to]. */
-async function importStatement(
-  tenantId: string,
-  entries: EntrySpec[],
-  o: { from: string; to: string; actor?: Actor; name?: string },
-): Promise<ImportSummary> {
-  const r = await importBankStatement({
-    tenantId,
-    source: { stream: Readable.from([Buffer.from(aCamt053({ entries, from: o.from, to: o.to }))]) },
-    format: "camt053",
-    sourceName: o.name ?? `${unique("statement-")}.xml`,
-    actor: o.actor ?? ACCOUNTANT,
-  });
-  if (!r.ok) throw new Error(r.message);
-  return r.value;
-}
+import { ACCOUNTANT, aPayout, day, importStatement } from "@/dev/testing/bank";
 
 const lineOf = (tenantId: string, row: number, statementId: bigint) =>
   prisma.bankLine.findUniqueOrThrow({ where: { tenantId_statementId_rowNo: { tenantId, statementId, rowNo: row } } });
