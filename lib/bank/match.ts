@@ -157,10 +157,14 @@ async function loadRules(q: Q, tenantId: string): Promise<Map<Provider, Rules>> 
 
 export type MatchInput = {
   tenantId: string;
-  /** The statement just imported: the runs' window and source name. */
-  statement: { id: bigint; sourceName: string; from: string | null; to: string | null };
+  /**
+   * The statement just imported: the runs' window and source name. Null for a re-match
+   * (lib/bank/rematch.ts): no new statement, only payouts that changed since the last matching.
+   */
+  statement: { id: bigint; sourceName: string; from: string | null; to: string | null } | null;
   actor: Actor;
-  /** When the import started: a "timing" case parked before it is re-checked by it. */
+  /** When the import started: a "timing" case parked before it is re-checked by it (an import only: a
+   * re-match brings nothing new from the bank, so it would only reopen what a person just parked). */
   startedAt: Date;
   /** Lines the import added in this transaction. */
   linesAdded: number;
@@ -169,12 +173,33 @@ export type MatchInput = {
 /** A statement this large refreshes the planner's statistics before matching. */
 export const ANALYZE_AFTER_LINES = 10_000;
 
+/** One matcher per tenant at a time; released at commit or rollback (taken again by the same transaction, it stacks). */
+export async function lockBankMatching(client: PoolClient, tenantId: string): Promise<void> {
+  await client.query(`SELECT pg_advisory_xact_lock(hashtextextended('tally.bank-match:' || $1::text, 0))`, [tenantId]);
+}
+
+/**
+ * A payout whose row changes after this is matched again without waiting for an import
+ * (lib/bank/rematch.ts). The mark trails the transaction's start by REMATCH_MARGIN: a
+ * worker's transaction stamps a payout's updated_at with its own start and may commit
+ * after this matching read the payouts, so a mark at our start would pass over it.
+ */
+export async function markMatched(client: PoolClient, tenantId: string): Promise<void> {
+  await client.query(`UPDATE tenants SET bank_matched_through = now() - $2::int * interval '1 second' WHERE id = $1`, [
+    tenantId,
+    REMATCH_MARGIN_SECONDS,
+  ]);
+}
+
+/** How far the re-match mark trails a matching: longer than any transaction that writes a payout. */
+export const REMATCH_MARGIN_SECONDS = 300;
+
 /** Matches, flags and re-checks, in the caller's transaction. */
 export async function matchPayouts(client: PoolClient, input: MatchInput): Promise<MatchSummary> {
   const { tenantId } = input;
   const q: Q = async (sql, params = []) => (await client.query(sql, params)).rows;
-  // One matcher per tenant at a time; released at commit or rollback.
-  await q(`SELECT pg_advisory_xact_lock(hashtextextended('tally.bank-match:' || $1::text, 0))`, [tenantId]);
+  await lockBankMatching(client, tenantId);
+  await markMatched(client, tenantId);
   // Lines COPYed in this transaction are unknown to the planner's statistics: after a large statement it
   // chose plans for a small table (the amount-and-date query took 2.8 s for 50 payouts against 100,000 lines).
   // ANALYZE sees this transaction's own rows; behind the lock, one import at a time runs it.
@@ -630,8 +655,16 @@ async function afterTheWindow(
     ...resolvable.map((d) => d.provider),
   ]);
   const runs = new Map<Provider, bigint>();
-  const from = input.statement.from ?? input.statement.to ?? new Date().toISOString().slice(0, 10);
-  const to = input.statement.to ?? from;
+  const span = input.statement
+    ? { from: input.statement.from, to: input.statement.to }
+    : (
+        await q<{ from: string | null; to: string | null }>(
+          `SELECT min(from_date)::text AS from, max(to_date)::text AS to FROM bank_statements WHERE tenant_id = $1`,
+          [tenantId],
+        )
+      )[0]!;
+  const from = span.from ?? span.to ?? new Date().toISOString().slice(0, 10);
+  const to = span.to ?? from;
   for (const provider of [...providers].sort()) {
     const r = state.rulesOf(provider);
     const [run] = await q<{ id: string }>(
@@ -642,7 +675,9 @@ async function afterTheWindow(
         provider,
         from,
         to,
-        `bank statement #${input.statement.id} (${input.statement.sourceName})`,
+        input.statement
+          ? `bank statement #${input.statement.id} (${input.statement.sourceName})`
+          : "re-match: payouts posted or changed since the last matching",
         input.actor.type,
         input.actor.label,
         input.startedAt,
@@ -729,14 +764,15 @@ async function afterTheWindow(
       )
     : [];
   // A case parked as "timing" before this import and still unmatched by it is a case again.
-  const reopened = found.length
-    ? await q<{ id: string; discrepancy_id: string; provider: Provider }>(
-        `UPDATE cases c SET status = 'OPEN', waiting_since = NULL, resolution = NULL
+  const reopened =
+    found.length && input.statement
+      ? await q<{ id: string; discrepancy_id: string; provider: Provider }>(
+          `UPDATE cases c SET status = 'OPEN', waiting_since = NULL, resolution = NULL
          FROM recon_discrepancies d WHERE d.id = c.discrepancy_id AND c.discrepancy_id = ANY($1::bigint[]) AND c.status = 'WAITING' AND c.waiting_since < $2
          RETURNING c.id::text, c.discrepancy_id::text, d.provider::text AS provider`,
-        [foundIds, input.startedAt],
-      )
-    : [];
+          [foundIds, input.startedAt],
+        )
+      : [];
   for (const c of reopened)
     await audit(
       q,

@@ -14,6 +14,7 @@ import { dispatchOutbox } from "@/lib/pipeline/outbox";
 import { configuredTransport, type ReceiptTransport } from "@/lib/pipeline/receipt-transport";
 import { dispatchAlertNotifications } from "@/lib/alerts/deliver";
 import { evaluateAlerts } from "@/lib/alerts/evaluate";
+import { runDueBankRematches } from "@/lib/bank/rematch";
 import { runDueGapChecks } from "@/lib/recon/gap-check";
 import { runDueReconciliations } from "@/lib/recon/schedule";
 import { holdClaims } from "@/lib/pipeline/holder";
@@ -390,6 +391,17 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
               found: g.found,
               stored: g.stored,
               message: g.error,
+            });
+          }
+          for (const b of await runDueBankRematches()) {
+            if (!b.summary && !b.error) continue;
+            log(b.error ? "bank.rematch_failed" : "bank.rematch", {
+              tenant: b.tenantId,
+              message: b.error,
+              matchedPayouts: b.summary?.matchedPayouts,
+              unmatchedPayouts: b.summary?.unmatchedPayouts,
+              casesOpened: b.summary?.casesOpened,
+              casesClosed: b.summary?.casesClosed,
             });
           }
           return "idle";
