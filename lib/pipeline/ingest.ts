@@ -12,6 +12,7 @@ import { adapterFor } from "@/lib/providers";
 import type { ProviderAdapter, VerifyFailure, VerifyHint } from "@/lib/providers/types";
 import { RAW_EVENTS_CHANNEL, wake } from "@/lib/pipeline/wake";
 import { recordAck } from "@/lib/pipeline/ack-pressure";
+import { keepRefusal } from "@/lib/pipeline/refused";
 import { ROOT_CONTEXT } from "@opentelemetry/api";
 import {
   endSpan,
@@ -148,6 +149,15 @@ async function ingest(delivery: Delivery, span: Span | null): Promise<IngestOutc
   });
   if (!verdict.ok) {
     // A certificate we could not fetch is our outage, not a bad delivery: 503 asks for a retry.
+    if (verdict.reason !== "certificate_unavailable")
+      await keepRefusal({
+        tenantId: endpoint.tenantId,
+        provider,
+        reason: verdict.reason,
+        hint: verdict.hint ?? null,
+        body: rawBody,
+        headers: keptHeaders(delivery.headers, adapter),
+      });
     return reject(
       provider,
       verdict.reason === "certificate_unavailable" ? 503 : 401,
@@ -182,6 +192,14 @@ async function ingest(delivery: Delivery, span: Span | null): Promise<IngestOutc
     throw error;
   }
   if (stored.kind === "reused") {
+    await keepRefusal({
+      tenantId: endpoint.tenantId,
+      provider,
+      reason: "transmission_reused",
+      hint: null,
+      body: rawBody,
+      headers: keptHeaders(delivery.headers, adapter),
+    });
     return reject(
       provider,
       401,

@@ -6,6 +6,7 @@
 // postings reference their raw events, and retention is per tenant, not per month.
 import { createHash } from "node:crypto";
 import { pool } from "@/lib/platform/db";
+import { pruneRefusals } from "@/lib/pipeline/refused";
 
 /**
  * sha256 of a body, as the database computes it at insert (trigger raw_events_stored
@@ -125,7 +126,13 @@ export async function purgeTenantBodies(
   return { tenantId, purged, kept, until, complete };
 }
 
-export type Maintenance = { partitionsMade: string[]; partitionedUntil: Date; purges: PurgeResult[] };
+export type Maintenance = {
+  partitionsMade: string[];
+  partitionedUntil: Date;
+  purges: PurgeResult[];
+  /** Refused deliveries removed after their retention (lib/pipeline/refused.ts). */
+  refusalsPruned: number;
+};
 
 /** The worker's maintenance pass: partitions ahead, then every tenant's retention. */
 export async function maintainRawEvents({
@@ -146,5 +153,10 @@ export async function maintainRawEvents({
     if (left <= 0) break;
     purges.push(await purgeTenantBodies(id, { now, budgetMs: left }));
   }
-  return { partitionsMade, partitionedUntil: await partitionedUntil(now), purges };
+  return {
+    partitionsMade,
+    partitionedUntil: await partitionedUntil(now),
+    purges,
+    refusalsPruned: await pruneRefusals(now),
+  };
 }

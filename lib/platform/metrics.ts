@@ -19,8 +19,14 @@ function create() {
     }),
     webhooksRejected: new Counter({
       name: "tally_webhooks_rejected_total",
-      help: "Deliveries refused, by reason and, for failed verifications, likely cause (hint); none of them was stored",
+      help: "Deliveries refused, by reason and, for failed verifications, likely cause (hint); none of them was stored as an event",
       labelNames: ["provider", "reason", "hint"] as const,
+      registers: [registry],
+    }),
+    webhooksRefusedUnkept: new Counter({
+      name: "tally_webhooks_refused_unkept_total",
+      help: "Refused deliveries to a known endpoint not recorded in refused_deliveries: over the endpoint's budget, or the insert failed",
+      labelNames: ["provider", "why"] as const,
       registers: [registry],
     }),
     ackLatency: new Histogram({

@@ -158,6 +158,39 @@ describe("the cause of a theirs-not-ours", () => {
     expect(await causes(bare.id)).toEqual({ pi_no_secret: "SIGNATURE_REFUSED" });
   });
 
+  it("is a refused signature when a refused delivery named it, with the endpoint's secrets unchanged for days", async () => {
+    const tenant = await aTenant();
+    const other = await aTenant();
+    for (const t of [tenant, other])
+      await prisma.endpointSecret.updateMany({
+        where: { endpoint: { tenantId: t.id, provider: "stripe" } },
+        data: { createdAt: new Date(yesterday.getTime() - 5 * DAY) },
+      });
+    // Signed with a secret the endpoint does not hold (the sender's, after a rotation only it made): refused.
+    const refused = aStripePayment({ reference: "pi_sent_unsigned01" });
+    const res = await deliver(stripeRequest(tenant, refused, { secret: "whsec_the_senders_own" }));
+    expect(res.status).toBe(401);
+    // Another tenant's refused delivery names a reference this tenant's settlement has: not this tenant's evidence.
+    expect(
+      (await deliver(stripeRequest(other, aStripePayment({ reference: "pi_other_tenants01" }), { secret: "whsec_x" })))
+        .status,
+    ).toBe(401);
+    await reconcile(
+      tenant,
+      today,
+      settlement("refused-kept", [
+        ["pi_sent_unsigned01", "payment", "12.50", noon(today)],
+        ["pi_other_tenants01", "payment", "12.50", noon(today)],
+        ["pi_never_sent01", "payment", "12.50", noon(today)],
+      ]),
+    );
+    expect(await causes(tenant.id)).toEqual({
+      pi_sent_unsigned01: "SIGNATURE_REFUSED",
+      pi_other_tenants01: "NEVER_DELIVERED",
+      pi_never_sent01: "NEVER_DELIVERED",
+    });
+  });
+
   it("keeps a cause once found, and never touches causes other steps decided", async () => {
     const tenant = await aTenant();
     await send(tenant, aStripePayment({ reference: "pi_fee_line", currency: "zzz" }));

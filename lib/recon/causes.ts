@@ -17,16 +17,17 @@
 //                      body has no movement_references (parsing is what sets them), so the
 //                      reference is read from the body's quoted strings: every adapter's
 //                      body is JSON, and a reference is one of its string values.
-//   SIGNATURE_REFUSED  no webhook delivery of it is stored, and the endpoint's accepted
-//                      signing secrets changed on that day (a secret revoked or expired in
-//                      it, or one added that was not the endpoint's first), or, once the
-//                      endpoint had a secret, none was accepted at the day's end. Tally
-//                      stores nothing of a refused delivery (the acknowledgement only counts
-//                      it in the process's tally_webhooks_rejected_total metric, and a body
-//                      it did not verify is not evidence of any reference), so the secret
-//                      history is the stored fact that makes refusals on that day likely:
-//                      a rotation one side made and the other did not is what refuses a
-//                      provider's signatures.
+//   SIGNATURE_REFUSED  no webhook delivery of it is stored, and either a refused delivery
+//                      whose body names the reference was kept (refused_deliveries, from
+//                      FAILED_LOOKBACK_DAYS before its day: lib/pipeline/refused.ts), or the
+//                      endpoint's accepted signing secrets changed on that day (a secret
+//                      revoked or expired in it, or one added that was not the endpoint's
+//                      first), or, once the endpoint had a secret, none was accepted at the
+//                      day's end. A refused body is unverified, so it only labels the cause
+//                      (the movement is fetched from the provider either way); the secret
+//                      history covers refusals that were not kept (over the per-endpoint
+//                      budget, or past their retention): a rotation one side made and the
+//                      other did not is what refuses a provider's signatures.
 //   NEVER_DELIVERED    nothing of the above: the first guess stays.
 // A cause found is kept: a later run that no longer sees the evidence (a body purged
 // after its retention) does not turn it back into NEVER_DELIVERED. Causes written by
@@ -96,6 +97,12 @@ export async function refineCauses(
         -- Rows stored before raw_events was partitioned keep small sequence ids, below every time-based one.
         AND (r.id >= (SELECT min_id FROM bound) OR r.id < tally_raw_event_id_floor('2001-01-01T00:00:00Z'))
         AND m[1] IN (SELECT reference FROM theirs)),
+    refused AS (
+      SELECT DISTINCT m[1] AS reference
+      FROM refused_deliveries r CROSS JOIN LATERAL regexp_matches(encode(r.body_head, 'escape'), $6, 'g') AS m
+      WHERE r.tenant_id = $1 AND r.provider = $2::"Provider"
+        AND r.received_at >= (SELECT min(day_start) FROM theirs) - $5 * interval '1 day'
+        AND m[1] IN (SELECT reference FROM theirs)),
     -- Webhook deliveries we hold for a reference, with when they arrived: the claim's own
     -- delivery (the first that carried it), and those still queued, not parsed yet.
     delivered AS (
@@ -122,7 +129,8 @@ export async function refineCauses(
           WHEN x.late THEN 'LATE'
           WHEN t.reference IN (SELECT reference FROM failed) THEN 'PARSE_FAILED'
           WHEN x.id IS NULL AND (
-            EXISTS (SELECT 1 FROM secrets s WHERE
+            t.reference IN (SELECT reference FROM refused)
+            OR EXISTS (SELECT 1 FROM secrets s WHERE
                  (s.revoked_at >= t.day_start AND s.revoked_at < t.day_end)
               OR (s.expires_at >= t.day_start AND s.expires_at < t.day_end)
               OR (NOT s.first AND s.created_at >= t.day_start AND s.created_at < t.day_end))
