@@ -1,3 +1,4 @@
+import AxeBuilder from "@axe-core/playwright";
 import { expect, test } from "@playwright/test";
 import { alertOf, demo, demoUser, shot, signInApi, signInPage, standardHeaders, unique } from "./support";
 
@@ -73,6 +74,46 @@ test("a body that is not UTF-8 is stored byte for byte and shown as hex", async 
   await expect(page.getByTestId("raw-body")).toContainText("22 ff");
   await expect(page.getByTestId("raw-body")).toContainText("fe 00 81 c3 28");
   await shot(page, "event-page-hex");
+});
+
+test("a delivery refused for its signature is listed for ops with why, and nothing of it became an event", async ({
+  page,
+  request,
+}) => {
+  const reference = unique("pay_refused");
+  const body = Buffer.from(
+    `{"type":"payment.succeeded","timestamp":"${new Date().toISOString()}","data":{"id":"${reference}","amount":990,"currency":"EUR","account":"acct_e2e"}}`,
+  );
+  const forged = standardHeaders(
+    body,
+    `whsec_${Buffer.from("not the endpoint's secret").toString("base64")}`,
+    unique("msg_f"),
+  );
+  const res = await request.post(`/api/webhooks/${demo().tenant}/standard`, {
+    data: body,
+    headers: { "content-type": "application/json", ...forged },
+  });
+  expect(res.status(), await res.text()).toBe(401);
+
+  await signInPage(page, demoUser("ops"));
+  await page.goto(`/t/${demo().tenant}/events`);
+  await page.getByRole("link", { name: "Refused deliveries" }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Refused deliveries");
+  const search = page.getByRole("search", { name: "Filter refused deliveries" });
+  await search.getByLabel("Reference or text in the body").fill(reference);
+  await search.getByRole("button", { name: "Search" }).click();
+  const rows = page.getByRole("table", { name: "Refused deliveries, newest first" }).getByRole("row");
+  await expect(rows).toHaveCount(2);
+  await expect(rows.nth(1)).toContainText("no_signature_matched");
+  await expect(rows.nth(1)).toContainText(reference);
+  const axe = await new AxeBuilder({ page }).include("main").analyze();
+  expect(axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical")).toEqual([]);
+  await shot(page, "refused-deliveries");
+
+  const ops = await signInApi(demoUser("ops"));
+  const events = await ops.call("GET", `/api/v1/tenants/${demo().tenant}/events?reference=${reference}`);
+  expect((events.json as { events: unknown[] }).events).toHaveLength(0);
+  await ops.api.dispose();
 });
 
 test("an unknown event id is a 404 page", async ({ page }) => {

@@ -50,6 +50,15 @@ export const EventQuery = z.object({
   before: z.preprocess(blank, bigintId.optional()),
 });
 
+export const RefusedQuery = z.object({
+  provider: z.preprocess(blank, z.enum(Object.values(Provider) as [string, ...string[]]).optional()),
+  reference: text(200),
+  from: z.preprocess(blank, instant(false).optional()),
+  to: z.preprocess(blank, instant(true).optional()),
+  limit,
+  before: z.preprocess(blank, bigintId.optional()),
+});
+
 export const AuditQuery = z.object({
   action: text(100),
   actor: text(200),

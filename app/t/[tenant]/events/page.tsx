@@ -1,5 +1,6 @@
 // Events: search a tenant's raw events by reference, status, provider and dates; ops
 // send back every failed or ignored event the filter matches at once (bulk reprocessing).
+import Link from "next/link";
 import { BulkReprocess } from "@/components/events/bulk-reprocess";
 import { EventsTable, type EventPage } from "@/components/events-table";
 import { NoAccess } from "@/components/states";
@@ -29,6 +30,9 @@ export default async function EventsPage({
   return (
     <>
       <h1>Events</h1>
+      <p>
+        <Link href={`/t/${slug}/events/refused`}>Refused deliveries</Link>: what the acknowledgement refused, and why.
+      </p>
       <form method="get" className="filters" role="search" aria-label="Filter events">
         <label>
           Reference or delivery id
