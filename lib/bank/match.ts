@@ -40,6 +40,7 @@ import type { PoolClient } from "pg";
 import { type Actor, SYSTEM_ACTOR } from "@/lib/admin/audit";
 import type { Provider } from "@/lib/generated/prisma/enums";
 import { toDecimalText } from "@/lib/ledger/money";
+import { closeCasesOfResolved } from "@/lib/recon/recheck";
 
 export type MatchRuleName = "reference" | "amount_date";
 export type MatchOutcome = "reference" | "amount_date" | "reference_sum" | "amount_date_sum" | "within_tolerance";
@@ -516,7 +517,7 @@ export async function matchPayouts(client: PoolClient, input: MatchInput): Promi
       [tenantId, [...notes.keys()].map(String), [...notes.values()]],
     );
 
-  return afterTheWindow(q, input, { matches, examined, ambiguous: ambiguous.size, rulesOf });
+  return afterTheWindow(client, input, { matches, examined, ambiguous: ambiguous.size, rulesOf });
 }
 
 async function recordMatches(q: Q, tenantId: string, matches: Match[]): Promise<void> {
@@ -560,7 +561,7 @@ function creditEvidence(line: Record<string, unknown>): Record<string, unknown> 
 }
 
 async function afterTheWindow(
-  q: Q,
+  client: PoolClient,
   input: MatchInput,
   state: {
     matches: Match[];
@@ -570,6 +571,7 @@ async function afterTheWindow(
   },
 ): Promise<MatchSummary> {
   const { tenantId } = input;
+  const q: Q = async (sql, params = []) => (await client.query(sql, params)).rows;
   const coveredTo =
     (
       await q<{ to: string | null }>(`SELECT max(to_date)::text AS to FROM bank_statements WHERE tenant_id = $1`, [
@@ -693,7 +695,7 @@ async function afterTheWindow(
   const runOf = (p: Provider) => String(runs.get(p)!);
 
   // Resolved: what an earlier import flagged and this one matched.
-  const closed = await resolveMatched(q, tenantId, resolvable, runOf, state.matches);
+  const closed = await resolveMatched(client, tenantId, resolvable, runOf, state.matches);
 
   const found: Found[] = [];
   if (duePayouts.length)
@@ -823,13 +825,14 @@ async function afterTheWindow(
 
 /** Resolves the discrepancies the matches answer and closes their cases, each close audited. */
 async function resolveMatched(
-  q: Q,
+  client: PoolClient,
   tenantId: string,
   resolvable: { id: string; provider: Provider }[],
   runOf: (p: Provider) => string,
   matches: Match[],
 ): Promise<number> {
   if (!resolvable.length) return 0;
+  const q: Q = async (sql, params = []) => (await client.query(sql, params)).rows;
   const ids = resolvable.map((d) => d.id);
   const runs = resolvable.map((d) => runOf(d.provider));
   const lineOfPayout = new Map(
@@ -858,30 +861,19 @@ async function resolveMatched(
     `INSERT INTO recon_run_items (run_id, discrepancy_id) SELECT u.run, u.id FROM unnest($1::bigint[], $2::bigint[]) AS u(id, run) ON CONFLICT DO NOTHING`,
     [ids, runs],
   );
-  const closed = await q<{ id: string; discrepancy_id: string; provider: Provider }>(
-    `UPDATE cases c SET status = 'RESOLVED', closed_at = now(), waiting_since = NULL, resolution = 'matched at the bank by bank import run ' || u.run::text
-     FROM unnest($1::bigint[], $2::bigint[]) AS u(id, run), recon_discrepancies d
-     WHERE c.discrepancy_id = u.id AND d.id = u.id AND c.status <> 'RESOLVED' RETURNING c.id::text, c.discrepancy_id::text, d.provider::text AS provider`,
-    [ids, runs],
-  );
-  // A proposal still waiting for approval has nothing left to decide.
-  await q(
-    `UPDATE case_proposals SET status = 'SUPERSEDED', decided_at = now() WHERE case_id = ANY($1::bigint[]) AND status = 'PENDING'`,
-    [closed.map((c) => c.id)],
-  );
-  for (const c of closed)
-    await audit(
-      q,
-      tenantId,
-      "case.close",
-      c.id,
-      `the bank credited it: matched by bank import run ${runOf(c.provider)}`,
-      {
-        discrepancyId: c.discrepancy_id,
-        runId: runOf(c.provider),
-      },
-    );
-  return closed.length;
+  // One close per provider: each provider's discrepancies were examined by that provider's run.
+  let closed = 0;
+  for (const provider of new Set(resolvable.map((d) => d.provider))) {
+    const runId = runOf(provider);
+    const ofProvider = resolvable.filter((d) => d.provider === provider).map((d) => d.id);
+    closed += (
+      await closeCasesOfResolved(client, tenantId, ofProvider, BigInt(runId), {
+        resolution: `matched at the bank by bank import run ${runId}`,
+        reason: `the bank credited it: matched by bank import run ${runId}`,
+      })
+    ).length;
+  }
+  return closed;
 }
 
 async function audit(

@@ -1,8 +1,9 @@
 // What a run does when it no longer finds a discrepancy that had a case: the case is
 // resolved with the run's words, a proposal still waiting for approval is superseded
 // (nothing is left to decide), and each close is audited as the system's. Shared by
-// the settlement comparison (lib/recon/run.ts) and the payout statements
-// (lib/recon/payouts.ts), inside the run's transaction.
+// the settlement comparison (lib/recon/run.ts), the payout statements
+// (lib/recon/payouts.ts) and the bank matching (lib/bank/match.ts), inside the run's
+// transaction.
 import type { PoolClient } from "pg";
 import { SYSTEM_ACTOR } from "@/lib/admin/audit";
 
