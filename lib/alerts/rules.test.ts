@@ -48,6 +48,30 @@ describe("alert rules", () => {
     expect((await rules(t)).map((f) => f.rule)).toEqual(["failed_claims"]);
   });
 
+  it("more refused deliveries from a provider in the last hour than the threshold open refused_deliveries; older ones do not", async () => {
+    const t = await aTenant();
+    const refuse = async (n: number) => {
+      for (let i = 0; i < n; i++)
+        expect((await deliver(stripeRequest(t, aStripePayment(), { secret: "whsec_rotated_elsewhere" }))).status).toBe(
+          401,
+        );
+    };
+    await refuse(5);
+    expect(await rules(t)).toEqual([]);
+    await refuse(1);
+    const [finding, ...others] = (await evaluateRules(t)).findings;
+    expect(others).toEqual([]);
+    expect(finding).toMatchObject({
+      rule: "refused_deliveries",
+      subject: "stripe",
+      link: `https://tally.example.test/t/${t.slug}/events/refused`,
+    });
+    expect(finding!.message).toContain("6 deliveries");
+    expect(finding!.message).toContain("no_signature_matched, likely wrong_secret");
+    // An hour later the same refusals are history: the alert clears.
+    expect(await rules(t, new Date(Date.now() + 3600_000 + 1000))).toEqual([]);
+  });
+
   it("a claim held for less than the stale threshold is not stuck", async () => {
     const t = await aTenant();
     await abandonedClaim(t, "pi_rule_fresh", 1000);

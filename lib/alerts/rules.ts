@@ -10,6 +10,7 @@ import { latestReconRun } from "@/lib/recon/runs";
 import { scheduledEndpoints, scheduledTimeOn, startOfUtcDay } from "@/lib/recon/schedule";
 import { trendSummary } from "@/lib/recon/trend";
 import { unclearedAlerts } from "@/lib/views/overview";
+import { refusalsByProvider } from "@/lib/views/refused";
 import { countStuck } from "@/lib/views/stuck-claims";
 
 /** The rules the worker judges; ack_p99 is judged by the web process (lib/alerts/ack-rule.ts), where the histogram lives. */
@@ -21,6 +22,7 @@ export const WORKER_RULES = [
   "discrepancy_trend",
   "dead_receipts",
   "recon_run",
+  "refused_deliveries",
 ] as const;
 export type AlertRule = (typeof WORKER_RULES)[number] | "ack_p99";
 
@@ -33,7 +35,10 @@ export type Evaluation = {
   findings: Finding[];
 };
 
-export function dashboardLink(tenantSlug: string, page: "" | "claims" | "claims/dead-receipts" | "reconciliation") {
+export function dashboardLink(
+  tenantSlug: string,
+  page: "" | "claims" | "claims/dead-receipts" | "reconciliation" | "events/refused",
+) {
   return `${config().TALLY_PUBLIC_URL}/t/${encodeURIComponent(tenantSlug)}${page ? `/${page}` : ""}`;
 }
 
@@ -41,12 +46,13 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
 
 export async function evaluateRules(tenant: { id: string; slug: string }, now = new Date()): Promise<Evaluation> {
   const c = config();
-  const [silences, stuck, dead, trend, endpoints] = await Promise.all([
+  const [silences, stuck, dead, trend, endpoints, refusals] = await Promise.all([
     unclearedAlerts(tenant.id, 100),
     countStuck(tenant.id, c.TALLY_STALE_CLAIM_MS),
     countDeadReceipts(tenant.id, {}),
     trendSummary(tenant.id, now),
     scheduledEndpoints(tenant.id),
+    refusalsByProvider(tenant.id, new Date(now.getTime() - 3600_000)),
   ]);
   const findings: Finding[] = [];
   const claims = dashboardLink(tenant.slug, "claims");
@@ -106,6 +112,17 @@ export async function evaluateRules(tenant: { id: string; slug: string }, now = 
       title: `${plural(dead, "receipt")} dead-lettered`,
       message: `${plural(dead, "receipt")} ran out of delivery retries and will not be sent again until someone redelivers them.`,
       link: dashboardLink(tenant.slug, "claims/dead-receipts"),
+    });
+
+  // A provider whose signatures keep failing: a secret rotated on one side only refuses every
+  // delivery while the provider retries, and the money shows up only at the next reconciliation.
+  for (const r of refusals.filter((r) => r.refused > c.TALLY_ALERT_REFUSED_PER_HOUR))
+    findings.push({
+      rule: "refused_deliveries",
+      subject: r.provider,
+      title: `${plural(r.refused, `${r.provider} delivery`, `${r.provider} deliveries`)} refused in the last hour`,
+      message: `${plural(r.refused, "delivery", "deliveries")} to the ${r.provider} endpoint failed verification in the last hour (threshold: more than ${c.TALLY_ALERT_REFUSED_PER_HOUR}); most: ${r.reason}${r.hint ? `, likely ${r.hint}` : ""}. Check the endpoint's signing secret against the provider's.`,
+      link: dashboardLink(tenant.slug, "events/refused"),
     });
 
   // The daily run: the newest run of each scheduled provider failed, or today's is

@@ -162,6 +162,8 @@ const schema = z
       }),
     /// Stuck claims (held past TALLY_STALE_CLAIM_MS, or waiting that long) above this many open the alert.
     TALLY_ALERT_STUCK_CLAIMS: int(0),
+    /// More refused deliveries than this from one provider in the last hour open refused_deliveries.
+    TALLY_ALERT_REFUSED_PER_HOUR: int(5),
     /// A provider's discrepancy trend is judged once it has this many reconciled days.
     TALLY_ALERT_TREND_MIN_DAYS: z.coerce.number().int().positive().default(3),
     /// The web process opens the ack-latency alert once the p99 over TALLY_ACK_RECENT_WINDOW_MS has been

@@ -82,3 +82,16 @@ export async function listRefused(f: RefusedFilter): Promise<RefusedPage> {
   );
   return { items, nextBefore: rows.length > limit ? items[items.length - 1]!.id : null };
 }
+
+export type RefusalCount = { provider: string; refused: number; reason: string; hint: string | null };
+
+/** Refused deliveries per provider since a time, with the commonest reason and hint (the alert's figure). */
+export async function refusalsByProvider(tenantId: string, since: Date): Promise<RefusalCount[]> {
+  const { rows } = await pool().query<{ provider: string; refused: number; reason: string; hint: string | null }>(
+    `SELECT provider::text, count(*)::int AS refused, mode() WITHIN GROUP (ORDER BY reason) AS reason,
+            mode() WITHIN GROUP (ORDER BY hint) AS hint
+     FROM refused_deliveries WHERE tenant_id = $1 AND received_at >= $2 GROUP BY provider ORDER BY provider`,
+    [tenantId, since],
+  );
+  return rows;
+}
