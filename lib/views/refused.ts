@@ -4,17 +4,10 @@
 // The bodies are unverified bytes: shown as text only (React escapes them), never
 // parsed, and only their kept head.
 import { pool } from "@/lib/platform/db";
+import type { EventFilter } from "@/lib/views/events";
 
-export type RefusedFilter = {
-  tenantId: string;
-  provider?: string;
-  /** A reference or any text the kept body contains. */
-  reference?: string;
-  from?: Date;
-  to?: Date;
-  limit?: number;
-  beforeId?: bigint;
-};
+/** The events list's filter, without a status; `reference` is any text the kept body contains. */
+export type RefusedFilter = Omit<EventFilter, "status">;
 
 export type RefusedItem = {
   id: bigint;
