@@ -2,6 +2,7 @@
 // delivery says, and every delivery involved exactly as received, side by side.
 import Link from "next/link";
 import { utc } from "@/components/format";
+import { CONFLICT_KIND_LABEL, type ConflictKindCode } from "@/lib/cases/labels";
 
 export type ConflictRaw = {
   id: string;
@@ -16,7 +17,7 @@ export type ConflictRaw = {
 };
 export type ConflictEvidenceProps = {
   tenant: string;
-  kind: "DIFFERENT_RETRY" | "OVER_REFUND";
+  kind: ConflictKindCode;
   claimed: Record<string, unknown>;
   delivered: Record<string, unknown>;
   raws: ConflictRaw[];
@@ -26,21 +27,18 @@ const side = (v: Record<string, unknown>) =>
   JSON.stringify(v, (_k, x) => (typeof x === "bigint" ? x.toString() : x), 2);
 
 export function ConflictEvidence(p: ConflictEvidenceProps) {
+  const words = CONFLICT_KIND_LABEL[p.kind];
   return (
     <>
       <h2>Evidence</h2>
-      <p>
-        {p.kind === "OVER_REFUND"
-          ? "This refund would take the payment's refunded total past its amount: it is held, not posted."
-          : "A delivery of an already-claimed reference says different money: it is not posted, and neither is anything changed."}
-      </p>
+      <p>{words.explained}</p>
       <div className="evidence">
         <section aria-labelledby="cf-claimed">
-          <h3 id="cf-claimed">{p.kind === "OVER_REFUND" ? "The payment and its refunds" : "What the claim holds"}</h3>
+          <h3 id="cf-claimed">{words.claimed}</h3>
           <pre tabIndex={0}>{side(p.claimed)}</pre>
         </section>
         <section aria-labelledby="cf-delivered">
-          <h3 id="cf-delivered">{p.kind === "OVER_REFUND" ? "The refund held" : "What this delivery says"}</h3>
+          <h3 id="cf-delivered">{words.delivered}</h3>
           <pre tabIndex={0}>{side(p.delivered)}</pre>
         </section>
       </div>

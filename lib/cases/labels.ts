@@ -63,3 +63,35 @@ export const CASE_KIND_LABEL: Record<CaseKindCode, string> = {
   PAYOUT_RESIDUAL: "payout does not balance",
   BANK_UNMATCHED: "payout not at the bank",
 };
+
+export type ConflictKindCode = "DIFFERENT_RETRY" | "OVER_REFUND" | "OVER_WITHDRAWAL";
+
+/** A conflict case in words: the case list's cell, the case page's kind, and its evidence's explanation and headings. */
+export const CONFLICT_KIND_LABEL: Record<
+  ConflictKindCode,
+  { short: string; title: string; explained: string; claimed: string; delivered: string }
+> = {
+  DIFFERENT_RETRY: {
+    short: "deliveries disagree",
+    title: "Conflict: a delivery disagrees with the claimed movement",
+    explained:
+      "A delivery of an already-claimed reference says different money: it is not posted, and neither is anything changed.",
+    claimed: "What the claim holds",
+    delivered: "What this delivery says",
+  },
+  OVER_REFUND: {
+    short: "refunds exceed the payment",
+    title: "Conflict: refunds would exceed their payment",
+    explained: "This refund would take the payment's refunded total past its amount: it is held, not posted.",
+    claimed: "The payment and its refunds",
+    delivered: "The refund held",
+  },
+  OVER_WITHDRAWAL: {
+    short: "a dispute exceeds the payment",
+    title: "Conflict: a dispute that would take back more than the payment",
+    explained:
+      "This dispute would take the payment's refunds and disputes (less what disputes gave back) past its amount: it is held, not posted.",
+    claimed: "The payment and what was taken back from it",
+    delivered: "The dispute held",
+  },
+};

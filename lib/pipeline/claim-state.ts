@@ -159,14 +159,18 @@ export async function releaseClaimToWaitForProvider(
   return rows.length > 0;
 }
 
+/** OVER_REFUND: the claim held is a refund; OVER_WITHDRAWAL: a dispute. */
+export type OverWithdrawalKind = "OVER_REFUND" | "OVER_WITHDRAWAL";
+
 /**
- * Holds a refund that would take its payment's refunded total past the payment's
- * amount: not posted, not retried, a conflict and a case for accountants with the
- * payment and every refund of it. Fenced like every transition.
+ * Holds a refund or dispute that would take its payment's refunds and disputes past the
+ * payment's amount: not posted, not retried, a conflict and a case for accountants with
+ * the payment and everything withdrawn from it. Fenced like every transition.
  */
-export async function holdOverRefund(
+export async function holdOverWithdrawal(
   claim: Pick<OwnedClaim, "claimId" | "version" | "tenantId" | "provider" | "reference" | "rawEventId">,
   reason: string,
+  kind: OverWithdrawalKind,
   evidence: { claimed: Record<string, unknown>; delivered: Record<string, unknown>; deliveredKey: string },
 ): Promise<boolean> {
   return prisma.$transaction(async (tx) => {
@@ -181,7 +185,7 @@ export async function holdOverRefund(
     await tx.$executeRaw(Prisma.sql`
       WITH ins AS (
         INSERT INTO claim_conflicts (tenant_id, kind, provider, reference, processed_event_id, raw_event_id, claimed, delivered, delivered_key)
-        VALUES (${claim.tenantId}::uuid, 'OVER_REFUND', ${claim.provider}::"Provider", ${claim.reference}, ${claim.claimId}, ${claim.rawEventId}, ${JSON.stringify(evidence.claimed)}::jsonb, ${JSON.stringify(evidence.delivered)}::jsonb, ${evidence.deliveredKey})
+        VALUES (${claim.tenantId}::uuid, ${kind}::"ConflictKind", ${claim.provider}::"Provider", ${claim.reference}, ${claim.claimId}, ${claim.rawEventId}, ${JSON.stringify(evidence.claimed)}::jsonb, ${JSON.stringify(evidence.delivered)}::jsonb, ${evidence.deliveredKey})
         ON CONFLICT (processed_event_id, delivered_key) DO NOTHING RETURNING id)
       INSERT INTO cases (tenant_id, conflict_id, kind) SELECT ${claim.tenantId}::uuid, id, 'CONFLICT' FROM ins`);
     return true;

@@ -57,6 +57,7 @@ describe("refunds larger than their payment", () => {
       payment: { reference: payment.data.object.id, amount: "33109" },
       refundedSoFar: "16554",
       refunds: [{ amount: "16554", status: "DONE" }],
+      withdrawals: [{ kind: "REFUND", amount: "16554", status: "DONE" }],
     });
     const detail = await getCase(tenant.id, conflicts[0]!.case!.id);
     expect(detail!.conflict!.raws).toHaveLength(3); // the payment, the posted refund, the held one

@@ -13,7 +13,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { canonical, parseRaw, type OwnedClaim } from "@/lib/pipeline/claim";
 import {
   failClaim,
-  holdOverRefund,
+  holdOverWithdrawal,
+  type OverWithdrawalKind,
   paymentLockKey,
   releaseClaimToWait,
   releaseClaimToWaitForProvider,
@@ -47,6 +48,7 @@ class Abort extends Error {
       | {
           kind: "hold";
           reason: string;
+          conflict: OverWithdrawalKind;
           evidence: { claimed: Record<string, unknown>; delivered: Record<string, unknown>; deliveredKey: string };
         },
   ) {
@@ -161,14 +163,20 @@ async function refuseOverWithdrawal(
     status: c.status,
     rawEventId: c.raw_event_id.toString(),
   });
-  const reason = `${movement.kind === "REFUND" ? "refund" : "dispute"} ${movement.reference} of ${movement.amount} ${movement.currency} would bring ${paymentReference}'s refunds and disputes to ${refunded + movement.amount}, past the payment's ${payment.amount}: held for accountants, not posted`;
+  const refund = movement.kind === "REFUND";
+  const withdrawals = claims.filter((c) => c.kind !== "PAYMENT").map(side);
+  const reason = `${refund ? "refund" : "dispute"} ${movement.reference} of ${movement.amount} ${movement.currency} would bring ${paymentReference}'s refunds and disputes to ${refunded + movement.amount}, past the payment's ${payment.amount}: held for accountants, not posted`;
   throw new Abort({
     kind: "hold",
     reason,
+    conflict: refund ? "OVER_REFUND" : "OVER_WITHDRAWAL",
     evidence: {
       claimed: {
         payment: side(payment),
-        refunds: claims.filter((c) => c.kind !== "PAYMENT").map(side),
+        // Refunds, disputes and reinstatements, each with its kind; `refunds` is the same list under the
+        // name OVER_REFUND's evidence had before disputes were told apart.
+        withdrawals,
+        ...(refund ? { refunds: withdrawals } : {}),
         refundedSoFar: refunded.toString(),
         rawEventIds: claims.map((c) => c.raw_event_id.toString()),
       },
@@ -343,8 +351,10 @@ async function settle(claim: OwnedClaim, d: Decided): Promise<BatchOutcome> {
   const abort = d.abort;
   if (abort.kind === "fenced") return { kind: "fenced" };
   if (abort.kind === "hold") {
-    const { reason, evidence } = abort;
-    return (await holdOverRefund(claim, reason, evidence)) ? { kind: "held", reason } : { kind: "fenced" };
+    const { reason, conflict, evidence } = abort;
+    return (await holdOverWithdrawal(claim, reason, conflict, evidence))
+      ? { kind: "held", reason }
+      : { kind: "fenced" };
   }
   const { reason, waitingFor } = abort;
   if (waitingFor) {

@@ -218,9 +218,57 @@ describe("PayPal fees, reversals and disputes", () => {
     });
     expect(claim.status).toBe("HELD");
     expect(claim.lastError).toContain(`past the payment's 1000`);
-    expect(await prisma.claimConflict.count({ where: { tenantId: tenant.id, processedEventId: claim.id } })).toBe(1);
+    const conflicts = await prisma.claimConflict.findMany({
+      where: { tenantId: tenant.id, processedEventId: claim.id },
+    });
+    expect(conflicts).toHaveLength(1);
+    // A dispute, not a refund, was held: the case says so, and lists what was taken back with its kind.
+    expect(conflicts[0]!.kind).toBe("OVER_WITHDRAWAL");
+    expect(conflicts[0]!.claimed).toMatchObject({
+      payment: { reference: c.reference, amount: "1000" },
+      withdrawals: [{ reference: refund.reference, kind: "REFUND", amount: "1000", status: "DONE" }],
+    });
+    expect(conflicts[0]!.claimed).not.toHaveProperty("refunds");
+    expect(conflicts[0]!.delivered).toMatchObject({ kind: "DISPUTE", reference: `${c.reference}:reversed` });
     expect(await postingsOf(`${c.reference}:reversed`)).toEqual([]);
     expect(await balance("disputes:paypal")).toBe(disputes);
+  });
+
+  it("holds a refund of a payment a lost dispute already took back in full, as an over-refund", async () => {
+    const c = await aPostedCapture(1_000, "acct_charged_back");
+    const lost = aDispute(
+      c,
+      `PP-D-${paypalId().slice(0, 8)}`,
+      [{ type: "DEBIT", reason: "DISPUTE_SETTLEMENT", amount: 1_000, currency: "USD", at: created + 86_400 }],
+      { status: "RESOLVED", outcome: "RESOLVED_BUYER_FAVOUR", shape: "fund_movements" },
+    );
+    paypal.addResource(app.clientId, app.clientSecret, "disputes", lost);
+    await send(disputeEvent("CUSTOMER.DISPUTE.RESOLVED", lost));
+    await drainAll();
+    expect(await postingsOf(`${c.reference}:reversed`)).toHaveLength(1);
+    const refund: SimMovement = {
+      ...c,
+      kind: "REFUND",
+      reference: paypalId(),
+      paymentReference: c.reference,
+      amount: 400,
+      created: created + 2 * 86_400,
+    };
+    paypal.add(app.clientId, app.clientSecret, [refund]);
+    await send(paypalEvent("PAYMENT.CAPTURE.REFUNDED", "refund", refundResource(refund), created + 2 * 86_400));
+    await drainAll();
+    const claim = await prisma.processedEvent.findFirstOrThrow({
+      where: { tenantId: tenant.id, providerReference: refund.reference },
+    });
+    expect(claim.status).toBe("HELD");
+    const conflicts = await prisma.claimConflict.findMany({
+      where: { tenantId: tenant.id, processedEventId: claim.id },
+    });
+    expect(conflicts.map((k) => k.kind)).toEqual(["OVER_REFUND"]);
+    const dispute = { reference: `${c.reference}:reversed`, kind: "DISPUTE", amount: "1000", status: "DONE" };
+    // `refunds` stays beside `withdrawals` for an over-refund: the evidence's name before disputes were told apart.
+    expect(conflicts[0]!.claimed).toMatchObject({ withdrawals: [dispute], refunds: [dispute] });
+    expect(await postingsOf(refund.reference)).toEqual([]);
   });
 
   it("posts nothing of a dispute body PayPal's API does not confirm: a fee given back that PayPal never gave, a settlement of another amount, a dispute PayPal does not know", async () => {

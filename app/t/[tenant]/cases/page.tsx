@@ -4,7 +4,7 @@
 // snoozed and closed ones on request.
 import { ExportForm } from "@/components/export-form";
 import Link from "next/link";
-import { CASE_KIND_LABEL, CASE_STATUS_LABEL } from "@/lib/cases/labels";
+import { CASE_KIND_LABEL, CASE_STATUS_LABEL, CONFLICT_KIND_LABEL } from "@/lib/cases/labels";
 import { formatMoney } from "@/components/money";
 import { EmptyState, NoAccess, NothingMatches } from "@/components/states";
 import { DueDate } from "@/components/cases/due-date";
@@ -249,7 +249,7 @@ export default async function CasesPage({
                         </td>
                         <td>{c.conflict?.detectedAt.toISOString().slice(0, 10)}</td>
                         <td className="num" colSpan={2}>
-                          {c.conflict?.kind === "OVER_REFUND" ? "refunds exceed the payment" : "deliveries disagree"}
+                          {c.conflict ? CONFLICT_KIND_LABEL[c.conflict.kind].short : ""}
                         </td>
                       </>
                     )}

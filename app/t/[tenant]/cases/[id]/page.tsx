@@ -7,7 +7,7 @@ import Link from "next/link";
 import { prisma } from "@/lib/platform/db";
 import { isPayoutEvidence, PayoutEvidence } from "@/components/payouts/payout-evidence";
 import type { ReactNode } from "react";
-import { CASE_STATUS_LABEL, reasonCodeLabel } from "@/lib/cases/labels";
+import { CASE_STATUS_LABEL, CONFLICT_KIND_LABEL, reasonCodeLabel } from "@/lib/cases/labels";
 import {
   CaseDecision,
   LinkTable,
@@ -298,11 +298,7 @@ function ConflictCasePage({
       <CaseFacts
         slug={slug}
         c={c}
-        kind={
-          conflict.kind === "OVER_REFUND"
-            ? "Conflict: refunds would exceed their payment"
-            : "Conflict: a delivery disagrees with the claimed movement"
-        }
+        kind={CONFLICT_KIND_LABEL[conflict.kind].title}
         provider={conflict.provider}
         reference={conflict.reference}
       >
