@@ -8,7 +8,7 @@ import { deliver } from "@/dev/testing/route";
 import { resetConfigForTests } from "@/lib/platform/config";
 import { prisma } from "@/lib/platform/db";
 import { metrics } from "@/lib/platform/metrics";
-import { pruneRefusals, resetRefusalBuckets } from "@/lib/pipeline/refused";
+import { keepRefusal, pruneRefusals, resetRefusalBuckets } from "@/lib/pipeline/refused";
 
 const unkept = async (why: string) =>
   (await metrics().webhooksRefusedUnkept.get()).values
@@ -17,6 +17,7 @@ const unkept = async (why: string) =>
 
 afterEach(() => {
   delete process.env.TALLY_REFUSED_KEEP_PER_MINUTE;
+  delete process.env.TALLY_REFUSED_KEEP_PER_DAY;
   delete process.env.TALLY_REFUSED_BODY_KEEP_BYTES;
   resetConfigForTests();
   resetRefusalBuckets();
@@ -70,6 +71,31 @@ describe("a refused delivery", () => {
     expect(await prisma.refusedDelivery.count({ where: { tenantId: other.id } })).toBe(1);
   });
 
+  it("is kept at most TALLY_REFUSED_KEEP_PER_DAY times a day per endpoint, however the minutes are spread", async () => {
+    process.env.TALLY_REFUSED_KEEP_PER_MINUTE = "5";
+    process.env.TALLY_REFUSED_KEEP_PER_DAY = "8";
+    resetConfigForTests();
+    const t = await aTenant();
+    const body = Buffer.from("{}");
+    const refusal = {
+      tenantId: t.id,
+      provider: "stripe" as const,
+      reason: "no_signature_matched",
+      hint: null,
+      headers: {},
+    };
+    const start = Date.now();
+    const kept: boolean[] = [];
+    // Five an hour for three hours: within every minute's budget, past the day's.
+    for (let hour = 0; hour < 3; hour++)
+      for (let i = 0; i < 5; i++) kept.push(await keepRefusal({ ...refusal, body }, start + hour * 3_600_000 + i));
+    expect(kept.filter(Boolean)).toHaveLength(8);
+    expect(kept.slice(0, 8).every(Boolean)).toBe(true);
+    // A day later the budget is back.
+    expect(await keepRefusal({ ...refusal, body }, start + 2 * 86_400_000)).toBe(true);
+    expect(await prisma.refusedDelivery.count({ where: { tenantId: t.id } })).toBe(9);
+  });
+
   it("is not kept when no endpoint answers at the URL: there is no tenant to keep it for", async () => {
     const before = await prisma.refusedDelivery.count();
     const res = await deliver(webhookRequest("no-such-tenant-here", "stripe", JSON.stringify(aStripePayment()), {}));
@@ -84,7 +110,7 @@ describe("a refused delivery", () => {
     const [old] = await prisma.refusedDelivery.findMany({ where: { tenantId: t.id }, orderBy: { id: "asc" } });
     await prisma.refusedDelivery.update({
       where: { tenantId_id: { tenantId: t.id, id: old!.id } },
-      data: { receivedAt: new Date(Date.now() - 31 * 86_400_000) },
+      data: { receivedAt: new Date(Date.now() - 15 * 86_400_000) },
     });
     expect(await pruneRefusals()).toBeGreaterThanOrEqual(1);
     expect((await prisma.refusedDelivery.findMany({ where: { tenantId: t.id } })).map((r) => r.id)).not.toContain(

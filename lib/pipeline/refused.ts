@@ -11,7 +11,7 @@
 // naming a reference can at worst relabel that cause: the movement itself is fetched
 // from the provider, as for any theirs-not-ours). For the same reason the record is
 // bounded so a flood of unsigned requests cannot become a flood of writes: at most
-// TALLY_REFUSED_KEEP_PER_MINUTE per endpoint and web process (a token bucket; the rest
+// TALLY_REFUSED_KEEP_PER_MINUTE and TALLY_REFUSED_KEEP_PER_DAY per endpoint and web process (token buckets; the rest
 // are only counted, in tally_webhooks_refused_unkept_total), a capped head of the body,
 // and TALLY_REFUSED_RETENTION_DAYS of history (pruned by the worker's maintenance pass).
 // Keeping one is a single insert beside the refusal; if it fails the refusal still
@@ -34,20 +34,29 @@ export type Refusal = {
 type Bucket = { tokens: number; at: number };
 const buckets = new Map<string, Bucket>();
 
-/** Takes one of the endpoint's tokens, refilled at perMinute a minute up to perMinute. */
-function allowed(key: string, perMinute: number, now: number): boolean {
-  if (perMinute <= 0) return false;
+/** Takes one token of a bucket holding `capacity`, refilled at `capacity` per `periodMs`. */
+function take(key: string, capacity: number, periodMs: number, now: number): boolean {
+  if (capacity <= 0) return false;
   let b = buckets.get(key);
   if (!b) {
     // Endpoints are known ones only (the caller found it), so the map is bounded by their number.
-    b = { tokens: perMinute, at: now };
+    b = { tokens: capacity, at: now };
     buckets.set(key, b);
   }
-  b.tokens = Math.min(perMinute, b.tokens + ((now - b.at) * perMinute) / 60_000);
+  b.tokens = Math.min(capacity, b.tokens + ((now - b.at) * capacity) / periodMs);
   b.at = now;
   if (b.tokens < 1) return false;
   b.tokens -= 1;
   return true;
+}
+
+/**
+ * Within the endpoint's minute and day budgets. The day's bounds the storage a sustained flood
+ * can take: 2,000 a day × 16 KiB × 14 days is under 450 MiB per endpoint and web process.
+ */
+function allowed(key: string, perMinute: number, perDay: number, now: number): boolean {
+  // A minute's token spent when the day's are gone is no loss: nothing is kept either way.
+  return take(`m:${key}`, perMinute, 60_000, now) && take(`d:${key}`, perDay, 86_400_000, now);
 }
 
 /** For tests: every endpoint's bucket full again. */
@@ -58,7 +67,7 @@ export function resetRefusalBuckets(): void {
 /** Keeps a record of a refused delivery, within the endpoint's budget. True if it was kept. */
 export async function keepRefusal(r: Refusal, now = Date.now()): Promise<boolean> {
   const c = config();
-  if (!allowed(`${r.tenantId}:${r.provider}`, c.TALLY_REFUSED_KEEP_PER_MINUTE, now)) {
+  if (!allowed(`${r.tenantId}:${r.provider}`, c.TALLY_REFUSED_KEEP_PER_MINUTE, c.TALLY_REFUSED_KEEP_PER_DAY, now)) {
     metrics().webhooksRefusedUnkept.inc({ provider: r.provider, why: "budget" });
     return false;
   }

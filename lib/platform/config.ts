@@ -87,10 +87,11 @@ const schema = z
     /// unknown slugs are cached briefly too, and whoever sends them chooses how many.
     TALLY_ENDPOINT_CACHE_MAX: z.coerce.number().int().positive().default(10_000),
     /// Refused deliveries kept (lib/pipeline/refused.ts): at most this many per endpoint per minute
-    /// and web process (0 keeps none), their first this-many body bytes, for this many days.
+    /// and per day, per web process (0 keeps none), their first this-many body bytes, for this many days.
     TALLY_REFUSED_KEEP_PER_MINUTE: int(60),
-    TALLY_REFUSED_BODY_KEEP_BYTES: int(64 * 1024),
-    TALLY_REFUSED_RETENTION_DAYS: z.coerce.number().int().min(1).default(30),
+    TALLY_REFUSED_KEEP_PER_DAY: int(2000),
+    TALLY_REFUSED_BODY_KEEP_BYTES: int(16 * 1024),
+    TALLY_REFUSED_RETENTION_DAYS: z.coerce.number().int().min(1).default(14),
     TALLY_DB_POOL_SIZE: int(20),
 
     /// Secrets at rest (webhook signing secrets, provider API keys): AES-256-GCM under this
