@@ -30,6 +30,7 @@ import { reconcilePayouts } from "@/lib/recon/payouts";
 import { PAYOUT_SETTLEMENT_KINDS, SETTLEMENT_KINDS, SETTLEMENT_MOVEMENT_TYPE } from "@/lib/recon/settlement-movement";
 import { refineCauses } from "@/lib/recon/causes";
 import { closeCasesOfResolved } from "@/lib/recon/recheck";
+import { HELD_NOTE, holdsSettlementMovements, type HeldSettlement } from "@/lib/recon/settlement-approval";
 
 export type ReconSourceInput = { kind: "api" } | { kind: "csv"; file: string; format?: string };
 
@@ -58,6 +59,11 @@ export type ReconSummary = {
   feesPosted: number;
   /** Other movements only the settlement had (a dispute whose webhook never came), queued likewise. */
   postedFromSettlement: number;
+  /**
+   * A report that came in over HTTP: its settlement movements are held, not posted (both
+   * counts above are 0), until a second person approves (lib/recon/settlement-approval.ts).
+   */
+  heldForApproval: HeldSettlement | null;
   /** Payouts the report's lines belong to, and those whose statement does not balance (a case each). */
   payouts: number;
   payoutResiduals: number;
@@ -282,6 +288,10 @@ export async function runReconciliation(input: ReconInput): Promise<DomainResult
         oursNotTheirs: summary.oursNotTheirs,
         mismatched: summary.mismatched,
         notReconciled: summary.notReconciled,
+        heldForApproval: summary.heldForApproval && {
+          fees: summary.heldForApproval.fees,
+          others: summary.heldForApproval.others,
+        },
       },
     }),
   );
@@ -420,7 +430,7 @@ async function compare(
   );
   const fromSettlement = await timed(
     "postFromSettlement",
-    postFromSettlement(client, tenantId, provider, runId, feesInWebhooks, settlementOnly),
+    postFromSettlement(client, input, runId, feesInWebhooks, settlementOnly),
   );
 
   // Only a person decides ours-not-theirs and mismatches; a case resolved earlier stays resolved.
@@ -527,7 +537,7 @@ async function compare(
       Number(unreconciled.n),
       JSON.stringify(unreconciled.lines ?? []),
       n("within_tolerance"),
-      fromSettlement.fees,
+      fromSettlement.held ? 0 : fromSettlement.fees,
       payouts.payouts,
       JSON.stringify({ ...rules, toleranceMinor: String(rules.toleranceMinor) }),
     ],
@@ -541,8 +551,9 @@ async function compare(
     oursNotTheirs: n("ours"),
     mismatched: n("mismatched"),
     withinTolerance: n("within_tolerance"),
-    feesPosted: fromSettlement.fees,
-    postedFromSettlement: fromSettlement.others,
+    feesPosted: fromSettlement.held ? 0 : fromSettlement.fees,
+    postedFromSettlement: fromSettlement.held ? 0 : fromSettlement.others,
+    heldForApproval: fromSettlement.held,
     payouts: payouts.payouts,
     payoutResiduals: payouts.residuals,
     newDiscrepancies: upserted.rows.filter((r) => r.inserted).length,
@@ -569,24 +580,30 @@ async function compare(
  * the worker claims and posts it like any delivery: a webhook for it arriving later
  * is a duplicate. References already claimed are skipped. The discrepancies (all
  * but the expected ones) become FETCHED, like fetched events.
+ *
+ * A report that came in over HTTP (holdsSettlementMovements) is one person's file that
+ * nobody else checked: the same bodies are held instead (recon_held_movements, with
+ * their totals in recon_settlement_approvals), its discrepancies IN_FLIGHT, and nothing
+ * reaches raw_events until a second person approves (lib/recon/settlement-approval.ts).
  */
 async function postFromSettlement(
   client: PoolClient,
-  tenantId: string,
-  provider: Provider,
+  input: ReconInput,
   runId: bigint,
   feesInWebhooks: boolean,
   settlementOnly: string[],
-): Promise<{ fees: number; others: number }> {
+): Promise<{ fees: number; others: number; held: HeldSettlement | null }> {
+  const { tenantId, provider } = input;
   const kinds: string[] = [...SETTLEMENT_KINDS, ...PAYOUT_SETTLEMENT_KINDS.filter((k) => settlementOnly.includes(k))];
-  const { rows } = await client.query<{ fees: string; others: string }>(
-    `WITH todo AS (
-      SELECT r.reference, r.kind, r.their_amount, r.their_currency, r.their_occurred_at, r.row_no, l.raw, l.account, l.arrival_date, l.payout, l.bank_reference
+  const movements = `WITH todo AS (
+      SELECT r.reference, r.kind, r.their_amount, r.their_currency, r.their_occurred_at, r.row_no, l.raw, l.account, l.arrival_date, l.payout, l.bank_reference,
+        -- The movement's amount: its clearing leg is the line's (fees, disputes and payouts take from the balance).
+        CASE WHEN r.kind IN ('FEE', 'DISPUTE', 'PAYOUT') THEN -r.their_amount ELSE r.their_amount END AS amount
       FROM recon_result r LEFT JOIN recon_lines l ON l.row_no = r.row_no
       WHERE r.bucket = 'THEIRS_NOT_OURS' AND r.kind = ANY($4::text[]) AND r.their_currency IS NOT NULL
         AND NOT EXISTS (SELECT 1 FROM processed_events pe WHERE pe.idempotency_key = $1::text || ':' || $2::text || ':' || r.reference)),
     bodies AS (
-      SELECT reference, kind, convert_to(jsonb_build_object(
+      SELECT reference, kind, amount, their_currency AS currency, convert_to(jsonb_build_object(
         'type', $5::text,
         'movement', jsonb_strip_nulls(jsonb_build_object(
           'kind', kind, 'reference', reference,
@@ -596,13 +613,53 @@ async function postFromSettlement(
           'account', CASE WHEN kind IN ('PAYOUT', 'PAYOUT_FAILED') THEN account END,
           'arrivalDate', CASE WHEN kind = 'PAYOUT' THEN to_char(arrival_date, 'YYYY-MM-DD') END,
           'bankReference', CASE WHEN kind = 'PAYOUT' THEN bank_reference END,
-          -- The movement's amount: its clearing leg is the line's (fees, disputes and payouts take from the balance).
-          'amount', (CASE WHEN kind IN ('FEE', 'DISPUTE', 'PAYOUT') THEN -their_amount ELSE their_amount END)::text,
+          'amount', amount::text,
           'currency', their_currency,
           'occurredAt', to_char(their_occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
           'description', $2::text || ' ' || lower(replace(kind, '_', ' ')) || ' ' || reference || ', from the settlement')),
         'source', jsonb_build_object('runId', $3::text, 'row', row_no, 'line', coalesce(raw, '')))::text, 'UTF8') AS body
-      FROM todo),
+      FROM todo)`;
+  const held = holdsSettlementMovements(input);
+  if (held) {
+    const { rows } = await client.query<{ fees: string; others: string; totals: HeldSettlement["totals"] }>(
+      `${movements},
+      approval AS (
+        INSERT INTO recon_settlement_approvals (run_id, started_by_id, started_by_label, fees, others, totals)
+        SELECT $3::text::bigint, $7::uuid, $8::text, count(*) FILTER (WHERE kind = 'FEE'), count(*) FILTER (WHERE kind <> 'FEE'),
+          (SELECT jsonb_agg(jsonb_build_object('kind', kind, 'currency', currency, 'count', n, 'amount', total::text) ORDER BY kind, currency)
+             FROM (SELECT kind, currency, count(*) AS n, sum(amount) AS total FROM bodies GROUP BY kind, currency) t)
+        FROM bodies HAVING count(*) > 0
+        RETURNING fees, others, totals),
+      stored AS (
+        INSERT INTO recon_held_movements (run_id, reference, kind, amount, currency, body, marks_discrepancy)
+        SELECT $3::text::bigint, reference, kind, amount, currency, body, kind <> 'FEE' OR $6::boolean FROM bodies
+        RETURNING reference, marks_discrepancy),
+      marked AS (
+        UPDATE recon_discrepancies d SET state = 'IN_FLIGHT', note = $9::text
+        FROM stored s
+        WHERE s.marks_discrepancy AND d.tenant_id = $1::uuid AND d.provider = $2::"Provider" AND d.reference = s.reference
+          AND d.bucket = 'THEIRS_NOT_OURS' AND d.state IN ('OPEN', 'FETCH_FAILED'))
+      SELECT fees, others, totals FROM approval`,
+      [
+        tenantId,
+        provider,
+        String(runId),
+        kinds,
+        SETTLEMENT_MOVEMENT_TYPE,
+        feesInWebhooks,
+        input.actor.type === "USER" ? (input.actor.id ?? null) : null,
+        input.actor.label,
+        HELD_NOTE(runId),
+      ],
+    );
+    const h = rows[0];
+    if (!h) return { fees: 0, others: 0, held: null };
+    const fees = Number(h.fees);
+    const others = Number(h.others);
+    return { fees, others, held: { fees, others, totals: h.totals } };
+  }
+  const { rows } = await client.query<{ fees: string; others: string }>(
+    `${movements},
     hashed AS (SELECT reference, kind, body, sha256(body) AS sha FROM bodies),
     stored AS (
       INSERT INTO raw_events (tenant_id, provider, source, raw_body, body_sha256, headers)
@@ -623,7 +680,7 @@ async function postFromSettlement(
   );
   const fees = Number(rows[0]!.fees);
   const others = Number(rows[0]!.others);
-  return { fees, others };
+  return { fees, others, held: null };
 }
 
 /**
