@@ -16,6 +16,8 @@ type Summary = {
   mismatched: number;
   casesOpened: number;
   linesOutsideWindow: number;
+  /** Fees and other movements only the settlement reports: held until a second person approves them. */
+  heldForApproval: { fees: number; others: number } | null;
   bytes: number;
 };
 
@@ -58,6 +60,8 @@ export function UploadForm({ tenant, providers, maxBytes }: { tenant: string; pr
           <Link href={`/t/${tenant}/reconciliation/${s.runId}`}>Run #{s.runId}</Link>: {s.compared} compared,{" "}
           {s.matched} matched, {s.theirsNotOurs} theirs-not-ours, {s.oursNotTheirs} ours-not-theirs, {s.mismatched}{" "}
           mismatched; {s.casesOpened} cases opened.
+          {s.heldForApproval &&
+            ` ${s.heldForApproval.fees + s.heldForApproval.others} settlement movements await a second person's approval.`}
         </>
       )}
     >

@@ -4,6 +4,9 @@ import Link from "next/link";
 import { duration, utc } from "@/components/format";
 import { formatMoney } from "@/components/money";
 import { NotReconciled, type NotReconciledLine } from "@/components/recon/not-reconciled";
+import { type HeldApproval, SettlementApproval } from "@/components/recon/settlement-approval";
+import { plain } from "@/lib/platform/http";
+import { SETTLEMENT_DECIDERS, settlementApprovalOf } from "@/lib/recon/settlement-approval";
 import { mayUse } from "@/lib/auth/roles";
 import type { DiscrepancyBucket } from "@/lib/generated/prisma/enums";
 import { getRun } from "@/lib/recon/runs";
@@ -66,6 +69,7 @@ export default async function RunPage({ params }: { params: DetailParams }) {
   const { run, buckets } = detail;
   const seesCases = mayUse(principal.role, "cases");
   const seesEvents = mayUse(principal.role, "events");
+  const held = await settlementApprovalOf(open.opened.tenant.id, run.id);
   return (
     <>
       <p>
@@ -185,6 +189,14 @@ export default async function RunPage({ params }: { params: DetailParams }) {
         </ul>
       )}
       {run.status !== "FAILED" && <MatchRules rules={run.rules} />}
+      {held && (
+        <SettlementApproval
+          tenant={slug}
+          runId={run.id.toString()}
+          approval={plain(held) as HeldApproval}
+          mayDecide={SETTLEMENT_DECIDERS.includes(principal.role) && held.startedById !== principal.userId}
+        />
+      )}
       <nav aria-label="Buckets" className="subnav">
         {buckets.map((b) => (
           <a key={b.bucket} href={`#${b.bucket}`}>
