@@ -1,12 +1,18 @@
 // npm run bench:scale: does the hot path stay fast when the tables are big?
-// Ack latency (wrk, c=4) and claim latency (pickUpReceived batches) on empty
+// Ack latency (wrk, c=4), claim latency (pickUpReceived batches), and the commit of
+// each pick-up's claims (commitBatch: postings, entries, balances, DONE marks and
+// receipts in one transaction) and the outbox dispatch of its receipts, on empty
 // tables and with SCALE_ROWS (default 10,000,000) rows in raw_events and
 // processed_events (raw_events spread over the monthly partitions their ids fall
-// in, issue #21.4): two databases on one server, measured in alternating rounds.
+// in, issue #21.4) and SCALE_LEDGER_ROWS (default SCALE_ROWS) postings, accounts,
+// balances and outbox rows (two ledger entries each, issue #19.3): two databases on
+// one server, measured in alternating rounds.
 // Target (issue 6): no more than 20% slower; the EXPLAIN plans of the hot-path
 // queries are printed and must use no sequential scan of a table that has rows.
+// Not part of `npm test` (vitest runs *.test.ts only): it needs wrk and ~30 minutes at 10M.
 import pg from "pg";
 import { setupTenant, signedLines } from "@/bench/ack";
+import type { ReceiptTransport } from "@/lib/pipeline/receipt-transport";
 import {
   runBench,
   type BenchDatabase,
@@ -20,7 +26,14 @@ import {
 } from "@/bench/support";
 
 const ROWS = Number(process.env.SCALE_ROWS ?? 10_000_000);
+const LEDGER_ROWS = Number(process.env.SCALE_LEDGER_ROWS ?? ROWS);
 const CHUNK = 1_000_000;
+for (const [name, n] of [
+  ["SCALE_ROWS", ROWS],
+  ["SCALE_LEDGER_ROWS", LEDGER_ROWS],
+] as const)
+  if (!Number.isInteger(n) || n < 1)
+    throw new Error(`${name} must be a positive whole number (got "${process.env[name]}")`);
 
 async function client(url: string) {
   const c = new pg.Client({ connectionString: url });
@@ -52,14 +65,21 @@ async function pointAtDatabase(url: string): Promise<void> {
 const CLAIM_EVENTS = 2000;
 const CLAIM_BATCH = 10;
 
+/** Receipts go nowhere: the dispatch's cost in the database is what is measured, not a receiver's. */
+const nowhere: ReceiptTransport = { name: "bench:nowhere", send: async () => undefined };
+
+type PipelineTimes = { claim: number[]; commit: number[]; dispatch: number[] };
+
 /**
- * Claim latency: the pick-up transaction (lock a batch, parse, claim) over a queue
- * of CLAIM_EVENTS fresh RECEIVED events with unique references, so every batch
- * claims for real. Events the ack phase left queued are set aside first, so both
- * databases claim exactly the same kind of work. The first 20 batches warm the
- * connections and are not timed.
+ * Claim, commit and dispatch latency: per batch, the pick-up transaction (lock a
+ * batch, parse, claim), then the worker's commit of its claims (commitBatch: one
+ * transaction), then one outbox dispatch of the receipts that commit queued, over a
+ * queue of CLAIM_EVENTS fresh RECEIVED events with unique references, so every batch
+ * claims, posts and sends for real. Events the ack phase left queued are set aside
+ * first, so both databases do exactly the same kind of work. The first 20 batches
+ * warm the connections and are not timed.
  */
-async function claimLatency(url: string, tenantId: string): Promise<number[]> {
+async function pipelineLatency(url: string, tenantId: string): Promise<PipelineTimes> {
   const c = await client(url);
   const body = JSON.stringify({
     id: "evt_x",
@@ -79,12 +99,32 @@ async function claimLatency(url: string, tenantId: string): Promise<number[]> {
   await c.end();
   await pointAtDatabase(url);
   const { pickUpReceived } = await import("@/lib/pipeline/claim");
-  const times: number[] = [];
+  const { commitBatch } = await import("@/lib/pipeline/commit");
+  const { dispatchOutbox } = await import("@/lib/pipeline/outbox");
+  const times: PipelineTimes = { claim: [], commit: [], dispatch: [] };
   for (let i = 0; i < CLAIM_EVENTS / CLAIM_BATCH; i++) {
     const t0 = performance.now();
     const r = await pickUpReceived(CLAIM_BATCH);
-    if (i >= 20) times.push(performance.now() - t0);
+    const t1 = performance.now();
     if (r.picked === 0) break;
+    const outcomes = await commitBatch(r.claims);
+    const t2 = performance.now();
+    const sent = await dispatchOutbox(nowhere, CLAIM_BATCH);
+    const t3 = performance.now();
+    // Every claim must post and every receipt go: a batch that did less would time less work.
+    const posted = outcomes.filter((o) => o.kind === "posted").length;
+    if (posted !== r.claims.length || sent.sent !== posted)
+      throw new Error(
+        `batch ${i + 1}: ${r.claims.length} claimed, ${posted} posted, ${sent.sent} receipts sent (${JSON.stringify(
+          outcomes.filter((o) => o.kind !== "posted"),
+          (_k, v) => (typeof v === "bigint" ? String(v) : v),
+        )})`,
+      );
+    if (i >= 20) {
+      times.claim.push(t1 - t0);
+      times.commit.push(t2 - t1);
+      times.dispatch.push(t3 - t2);
+    }
   }
   return times;
 }
@@ -137,6 +177,113 @@ async function fill(url: string, tenantId: string): Promise<number> {
   return (performance.now() - started) / 1000;
 }
 
+/**
+ * LEDGER_ROWS payments posted one a second up to now, as the worker would have posted
+ * them: per posting a customer account of its own with its balance, two entries (the
+ * clearing account and the customer, summing to zero), and a receipt already sent;
+ * the clearing balance is their sum. The ids are given (after whatever is there), so
+ * each statement of a chunk knows the rows of the others without joining them.
+ */
+async function fillLedger(url: string, tenantId: string): Promise<number> {
+  const c = await client(url);
+  const started = performance.now();
+  // Bulk setup only: triggers off for this session. The deferred ledger_entries_balanced
+  // check would run once per entry row at commit (20M look-ups of the posting's entries),
+  // and the foreign-key triggers once per row; every posting here is balanced by
+  // construction (two legs, +a and -a) and every id refers to a row this fill wrote,
+  // and both are checked after the fill.
+  await c.query("SET session_replication_role = replica");
+  const clearing = (
+    await c.query(
+      `INSERT INTO accounts (tenant_id, code, kind) VALUES ($1, 'clearing:stripe', 'PROVIDER_CLEARING')
+       ON CONFLICT (tenant_id, code) DO UPDATE SET code = EXCLUDED.code RETURNING id`,
+      [tenantId],
+    )
+  ).rows[0].id as string;
+  const base = (
+    await c.query(
+      `SELECT (SELECT coalesce(max(id), 0) FROM accounts) AS account, (SELECT coalesce(max(id), 0) FROM postings) AS posting`,
+    )
+  ).rows[0] as { account: string; posting: string };
+  const amount = (g: string) => `(100 + ${g} % 90000)`;
+  for (let from = 1; from <= LEDGER_ROWS; from += CHUNK) {
+    const to = Math.min(LEDGER_ROWS, from + CHUNK - 1);
+    // g runs over the chunk; an account's id is base.account + g, a posting's base.posting + g.
+    const span = [from, to, LEDGER_ROWS];
+    const at = `now() - ($3::int - g) * interval '1 second'`;
+    await c.query("BEGIN");
+    await c.query(
+      `INSERT INTO accounts (id, tenant_id, code, kind, created_at)
+       SELECT $4::bigint + g, $5, 'customer:hist_' || g, 'CUSTOMER', ${at} FROM generate_series($1::int, $2::int) g`,
+      [...span, base.account, tenantId],
+    );
+    await c.query(
+      `INSERT INTO postings (id, tenant_id, kind, provider, provider_reference, description, occurred_at, created_at)
+       SELECT $4::bigint + g, $5, 'PAYMENT', 'stripe', 'pi_hist_' || g, 'stripe payment pi_hist_' || g, ${at}, ${at}
+       FROM generate_series($1::int, $2::int) g`,
+      [...span, base.posting, tenantId],
+    );
+    await c.query(
+      `INSERT INTO ledger_entries (posting_id, account_id, amount, currency)
+       SELECT $3::bigint + g, leg.account, leg.amount, 'USD' FROM generate_series($1::int, $2::int) g
+       CROSS JOIN LATERAL (VALUES ($5::bigint, ${amount("g")}::bigint), ($4::bigint + g, -${amount("g")}::bigint)) leg(account, amount)`,
+      [from, to, base.posting, base.account, clearing],
+    );
+    await c.query(
+      `INSERT INTO balances (account_id, currency, slot, amount, updated_at)
+       SELECT $4::bigint + g, 'USD', 0, -${amount("g")}, ${at} FROM generate_series($1::int, $2::int) g`,
+      [...span, base.account],
+    );
+    await c.query(
+      `INSERT INTO outbox (tenant_id, kind, posting_id, payload, created_at, available_at, attempts, sent_at)
+       SELECT $5, 'receipt', $4::bigint + g,
+              jsonb_build_object('kind', 'PAYMENT', 'provider', 'stripe', 'reference', 'pi_hist_' || g, 'account', 'customer:hist_' || g,
+                                 'amount', ${amount("g")}::text, 'currency', 'USD', 'occurredAt', t.at), t.at, t.at, 1, t.at
+       FROM generate_series($1::int, $2::int) g, LATERAL (SELECT ${at} AS at) t`,
+      [...span, base.posting, tenantId],
+    );
+    await c.query("COMMIT");
+    process.stdout.write(
+      `\r  ledger: filled ${to.toLocaleString()} / ${LEDGER_ROWS.toLocaleString()} postings (${fmt((performance.now() - started) / 1000, 0)} s)`,
+    );
+  }
+  process.stdout.write("\n");
+  await c.query(
+    `INSERT INTO balances (account_id, currency, slot, amount)
+     SELECT $1::bigint, 'USD', 0, sum(100 + g % 90000) FROM generate_series(1, $2::int) g
+     ON CONFLICT (account_id, currency, slot) DO UPDATE SET amount = balances.amount + EXCLUDED.amount`,
+    [clearing, LEDGER_ROWS],
+  );
+  // The ids were given, not drawn: the sequences must continue after them.
+  for (const table of ["accounts", "postings"])
+    await c.query(`SELECT setval(pg_get_serial_sequence('${table}', 'id'), (SELECT max(id) FROM ${table}))`);
+  await c.query("SET session_replication_role = DEFAULT");
+  const fillSeconds = (performance.now() - started) / 1000;
+  // What the triggers would have refused, checked once over the whole fill: every
+  // posting's entries sum to zero, every entry's posting and account exist, and the
+  // balances equal the entries.
+  const check = (
+    await c.query<{ unbalanced: string; orphans: string; off: string }>(
+      `SELECT
+         (SELECT count(*) FROM (SELECT posting_id FROM ledger_entries GROUP BY posting_id HAVING sum(amount) <> 0) x) AS unbalanced,
+         (SELECT count(*) FROM ledger_entries e WHERE NOT EXISTS (SELECT 1 FROM postings p WHERE p.id = e.posting_id)
+                                                 OR NOT EXISTS (SELECT 1 FROM accounts a WHERE a.id = e.account_id)) AS orphans,
+         (SELECT count(*) FROM (SELECT account_id, sum(amount) AS s FROM ledger_entries GROUP BY account_id) e
+            FULL JOIN (SELECT account_id, sum(amount) AS s FROM balances GROUP BY account_id) b USING (account_id)
+          WHERE e.s IS DISTINCT FROM b.s) AS off`,
+    )
+  ).rows[0]!;
+  if (check.unbalanced !== "0" || check.orphans !== "0" || check.off !== "0")
+    throw new Error(`the ledger fill broke an invariant: ${JSON.stringify(check)}`);
+  console.log(
+    `  ledger checked (${fmt((performance.now() - started) / 1000 - fillSeconds, 0)} s): every posting balanced, no orphan entry, balances = entries`,
+  );
+  for (const table of ["accounts", "postings", "ledger_entries", "balances", "outbox"])
+    await c.query(`VACUUM ANALYZE ${table}`);
+  await c.end();
+  return fillSeconds;
+}
+
 /** The hot-path queries as PostgreSQL plans them, with real execution (inside a rolled-back transaction). */
 async function plans(url: string, tenantId: string): Promise<Record<string, string>> {
   const c = await client(url);
@@ -161,6 +308,12 @@ async function plans(url: string, tenantId: string): Promise<Record<string, stri
     "claim INSERT … ON CONFLICT DO NOTHING": await explain(
       `INSERT INTO processed_events (idempotency_key, tenant_id, provider, provider_reference, raw_event_id) VALUES ($1::text || ':stripe:pi_hist_5', $1::uuid, 'stripe', 'pi_hist_5', (SELECT min(id) FROM raw_events)) ON CONFLICT (idempotency_key) DO NOTHING RETURNING id`,
       [tenantId],
+    ),
+    "outbox dispatch: lease": await explain(
+      `UPDATE outbox SET available_at = now() + interval '30 seconds', attempts = attempts + 1
+       WHERE id IN (SELECT id FROM outbox WHERE sent_at IS NULL AND dead_at IS NULL AND available_at <= now() ORDER BY id LIMIT 10 FOR UPDATE SKIP LOCKED)
+       RETURNING id`,
+      [],
     ),
     "sweep: stale claims": await explain(
       `SELECT id FROM processed_events WHERE status = 'CLAIMED' AND claimed_at < now() - interval '5 minutes' FOR UPDATE SKIP LOCKED`,
@@ -220,25 +373,36 @@ async function main(db: BenchDatabase) {
   const tenants = { empty: await setupTenant(side.empty.url), full: await setupTenant(side.full.url) };
   console.log(`filling the full database with ${ROWS.toLocaleString()} rows in raw_events and processed_events`);
   const fillSeconds = await fill(side.full.url, tenants.full);
+  console.log(
+    `filling it with ${LEDGER_ROWS.toLocaleString()} postings, accounts, balances and sent receipts (${(2 * LEDGER_ROWS).toLocaleString()} ledger entries)`,
+  );
+  const ledgerFillSeconds = await fillLedger(side.full.url, tenants.full);
+  console.log(
+    `  ${fmt(ledgerFillSeconds, 0)} s, ${fmt(LEDGER_ROWS / ledgerFillSeconds, 0)} postings/s with their rows`,
+  );
   const admin = await client(db.adminUrl);
   await admin.query("CHECKPOINT");
   await admin.end();
   const apps = { empty: await startWebApp(side.empty.url), full: await startWebApp(side.full.url) };
   console.log(
-    `\n${ROUNDS} alternating rounds; each: ack latency at concurrency 4 (wrk, 10 s) and claim latency (${CLAIM_EVENTS / CLAIM_BATCH - 20} timed pick-ups of ${CLAIM_BATCH} events), empty tables vs ${ROWS.toLocaleString()} rows\n`,
+    `\n${ROUNDS} alternating rounds; each: ack latency at concurrency 4 (wrk, 10 s), then ${CLAIM_EVENTS / CLAIM_BATCH - 20} timed batches of ${CLAIM_BATCH} events: pick-up (claim), commitBatch (commit) and one outbox dispatch (dispatch); empty tables vs ${ROWS.toLocaleString()} raw events and ${LEDGER_ROWS.toLocaleString()} postings\n`,
   );
   const acks = { empty: [] as WrkResult[], full: [] as WrkResult[] };
   const claims = { empty: [] as number[], full: [] as number[] };
+  const commits = { empty: [] as number[], full: [] as number[] };
+  const dispatches = { empty: [] as number[], full: [] as number[] };
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 === 0 ? (["empty", "full"] as const) : (["full", "empty"] as const);
     for (const which of order) {
       const ack = ackLatency(apps[which].base, round === 0);
       acks[which].push(ack);
-      const claim = await claimLatency(side[which].url, tenants[which]);
-      claims[which].push(...claim);
-      const c = summarise(claim);
+      const times = await pipelineLatency(side[which].url, tenants[which]);
+      claims[which].push(...times.claim);
+      commits[which].push(...times.commit);
+      dispatches[which].push(...times.dispatch);
+      const [c, m, d] = [times.claim, times.commit, times.dispatch].map(summarise) as [Latency, Latency, Latency];
       console.log(
-        `round ${round + 1} ${which.padEnd(5)}  ack p50 ${fmt(ack.p50).padStart(5)} ms  p99 ${fmt(ack.p99).padStart(5)} ms  ${fmt(ack.throughput, 0).padStart(5)} req/s   claim mean ${fmt(c.mean).padStart(5)} ms  p50 ${fmt(c.p50).padStart(5)} ms  p99 ${fmt(c.p99).padStart(5)} ms`,
+        `round ${round + 1} ${which.padEnd(5)}  ack p50 ${fmt(ack.p50).padStart(5)} ms  p99 ${fmt(ack.p99).padStart(5)} ms  ${fmt(ack.throughput, 0).padStart(5)} req/s   claim p50 ${fmt(c.p50).padStart(5)} ms  p99 ${fmt(c.p99).padStart(5)}   commit p50 ${fmt(m.p50).padStart(5)} ms  p99 ${fmt(m.p99).padStart(5)}   dispatch p50 ${fmt(d.p50).padStart(5)} ms  p99 ${fmt(d.p99).padStart(5)}`,
       );
     }
   }
@@ -254,6 +418,10 @@ async function main(db: BenchDatabase) {
   const ackFull = ackOf(acks.full);
   const claimEmpty = summarise(claims.empty);
   const claimFull = summarise(claims.full);
+  const commitEmpty = summarise(commits.empty);
+  const commitFull = summarise(commits.full);
+  const dispatchEmpty = summarise(dispatches.empty);
+  const dispatchFull = summarise(dispatches.full);
   console.log(
     `\nempty:     ack p50 ${fmt(ackEmpty.p50)} ms  p99 ${fmt(ackEmpty.p99)} ms  ${fmt(ackEmpty.throughput, 0)} req/s (medians of rounds)   claim mean ${fmt(claimEmpty.mean)} ms  p50 ${fmt(claimEmpty.p50)} ms  p99 ${fmt(claimEmpty.p99)} ms (${claimEmpty.samples} pick-ups)`,
   );
@@ -265,22 +433,35 @@ async function main(db: BenchDatabase) {
     ackP99: ackFull.p99 / ackEmpty.p99,
     claimMean: claimFull.mean / claimEmpty.mean,
     claimP50: claimFull.p50 / claimEmpty.p50,
+    commitMean: commitFull.mean / commitEmpty.mean,
+    commitP50: commitFull.p50 / commitEmpty.p50,
+    dispatchMean: dispatchFull.mean / dispatchEmpty.mean,
+    dispatchP50: dispatchFull.p50 / dispatchEmpty.p50,
   };
+  for (const [name, e, f] of [
+    ["commit", commitEmpty, commitFull],
+    ["dispatch", dispatchEmpty, dispatchFull],
+  ] as const)
+    console.log(
+      `${name.padEnd(8)} (batches of ${CLAIM_BATCH}): empty mean ${fmt(e.mean)} ms  p50 ${fmt(e.p50)} ms  p99 ${fmt(e.p99)} ms;  full mean ${fmt(f.mean)} ms  p50 ${fmt(f.p50)} ms  p99 ${fmt(f.p99)} ms (${f.samples} batches)`,
+    );
   console.log(
-    `ratios full/empty: ack p50 ${fmt(ratios.ackP50, 2)}x, ack p99 ${fmt(ratios.ackP99, 2)}x, claim mean ${fmt(ratios.claimMean, 2)}x, claim p50 ${fmt(ratios.claimP50, 2)}x\n`,
+    `ratios full/empty: ack p50 ${fmt(ratios.ackP50, 2)}x, ack p99 ${fmt(ratios.ackP99, 2)}x, claim mean ${fmt(ratios.claimMean, 2)}x, claim p50 ${fmt(ratios.claimP50, 2)}x, commit mean ${fmt(ratios.commitMean, 2)}x, commit p50 ${fmt(ratios.commitP50, 2)}x, dispatch mean ${fmt(ratios.dispatchMean, 2)}x, dispatch p50 ${fmt(ratios.dispatchP50, 2)}x\n`,
   );
   const explained = await plans(side.full.url, tenants.full);
   for (const [name, plan] of Object.entries(explained)) console.log(`--- ${name}\n${plan}\n`);
   const verdicts = {
     ackWithin20Percent: ratios.ackP50 <= 1.2,
     claimWithin20Percent: ratios.claimP50 <= 1.2,
+    commitWithin20Percent: ratios.commitP50 <= 1.2,
+    dispatchWithin20Percent: ratios.dispatchP50 <= 1.2,
     noSequentialScans: (await sequentialScans(side.full.url, explained)).length === 0,
   };
   for (const [name, ok] of Object.entries(verdicts)) console.log(`  ${ok ? "PASS" : "FAIL"}  ${name}`);
   const { closeDb } = await import("@/lib/platform/db");
   await closeDb();
   console.log(
-    `saved ${saveResult("scale", { rows: ROWS, rounds: ROUNDS, fillSeconds, ackEmpty, ackFull, claimEmpty, claimFull, ratios, plans: explained, verdicts })}`,
+    `saved ${saveResult("scale", { rows: ROWS, ledgerRows: LEDGER_ROWS, ledgerEntries: 2 * LEDGER_ROWS, rounds: ROUNDS, fillSeconds, ledgerFillSeconds, ackEmpty, ackFull, claimEmpty, claimFull, commitEmpty, commitFull, dispatchEmpty, dispatchFull, ratios, plans: explained, verdicts })}`,
   );
   if (!Object.values(verdicts).every(Boolean)) process.exitCode = 1;
 }
