@@ -624,15 +624,15 @@ async function postFromSettlement(
     const { rows } = await client.query<{ fees: string; others: string; totals: HeldSettlement["totals"] }>(
       `${movements},
       approval AS (
-        INSERT INTO recon_settlement_approvals (run_id, started_by_id, started_by_label, fees, others, totals)
-        SELECT $3::text::bigint, $7::uuid, $8::text, count(*) FILTER (WHERE kind = 'FEE'), count(*) FILTER (WHERE kind <> 'FEE'),
+        INSERT INTO recon_settlement_approvals (tenant_id, run_id, started_by_id, started_by_label, fees, others, totals)
+        SELECT $1::uuid, $3::text::bigint, $7::uuid, $8::text, count(*) FILTER (WHERE kind = 'FEE'), count(*) FILTER (WHERE kind <> 'FEE'),
           (SELECT jsonb_agg(jsonb_build_object('kind', kind, 'currency', currency, 'count', n, 'amount', total::text) ORDER BY kind, currency)
              FROM (SELECT kind, currency, count(*) AS n, sum(amount) AS total FROM bodies GROUP BY kind, currency) t)
         FROM bodies HAVING count(*) > 0
         RETURNING fees, others, totals),
       stored AS (
-        INSERT INTO recon_held_movements (run_id, reference, kind, amount, currency, body, marks_discrepancy)
-        SELECT $3::text::bigint, reference, kind, amount, currency, body, kind <> 'FEE' OR $6::boolean FROM bodies
+        INSERT INTO recon_held_movements (tenant_id, run_id, reference, kind, amount, currency, body, marks_discrepancy)
+        SELECT $1::uuid, $3::text::bigint, reference, kind, amount, currency, body, kind <> 'FEE' OR $6::boolean FROM bodies
         RETURNING reference, marks_discrepancy),
       marked AS (
         UPDATE recon_discrepancies d SET state = 'IN_FLIGHT', note = $9::text

@@ -68,7 +68,7 @@ export type SettlementApproval = {
 
 /** The run's held settlement movements and their decision; null for a run that held none. */
 export async function settlementApprovalOf(tenantId: string, runId: bigint): Promise<SettlementApproval | null> {
-  const a = await prisma.reconSettlementApproval.findFirst({ where: { runId, run: { tenantId } } });
+  const a = await prisma.reconSettlementApproval.findFirst({ where: { tenantId, runId } });
   if (!a) return null;
   return {
     runId: a.runId,
@@ -121,7 +121,7 @@ export async function decideSettlementMovements(
       }[]
     >(Prisma.sql`
       SELECT a.status::text, a.started_by_id::text, a.started_by_label, a.decided_by_label, a.decided_at, a.fees, a.others, a.totals, r.provider::text
-      FROM recon_settlement_approvals a JOIN recon_runs r ON r.id = a.run_id
+      FROM recon_settlement_approvals a JOIN recon_runs r ON r.tenant_id = a.tenant_id AND r.id = a.run_id
       WHERE a.run_id = ${runId} AND r.tenant_id = ${tenantId}::uuid
       FOR UPDATE OF a`);
     if (!a) {
@@ -158,12 +158,12 @@ export async function decideSettlementMovements(
       await tx.$executeRaw(Prisma.sql`
         UPDATE recon_settlement_approvals SET status = 'REJECTED', decided_by_id = ${checker.userId}::uuid,
           decided_by_label = ${checker.label}, decided_at = now(), reason = ${reason}
-        WHERE run_id = ${runId}`);
+        WHERE tenant_id = ${tenantId}::uuid AND run_id = ${runId}`);
       // Open again: a later run (or the provider's API) may bring them; nothing of this file is posted.
       await tx.$executeRaw(Prisma.sql`
         UPDATE recon_discrepancies d SET state = 'OPEN', note = ${`rejected from run ${runId} by ${checker.label}: ${reason}`}
-        FROM recon_held_movements h JOIN recon_runs r ON r.id = h.run_id
-        WHERE h.run_id = ${runId} AND h.marks_discrepancy AND d.tenant_id = r.tenant_id AND d.provider = r.provider
+        FROM recon_held_movements h JOIN recon_runs r ON r.tenant_id = h.tenant_id AND r.id = h.run_id
+        WHERE h.tenant_id = ${tenantId}::uuid AND h.run_id = ${runId} AND h.marks_discrepancy AND d.tenant_id = r.tenant_id AND d.provider = r.provider
           AND d.reference = h.reference AND d.bucket = 'THEIRS_NOT_OURS' AND d.state = 'IN_FLIGHT'`);
       await recordAudit(tx, {
         actor,
@@ -182,7 +182,7 @@ export async function decideSettlementMovements(
     const [stored] = await tx.$queryRaw<{ posted: number; fees: number; held: number }[]>(Prisma.sql`
       WITH held AS (
         SELECT h.reference, h.kind, h.body, h.marks_discrepancy, sha256(h.body) AS sha, r.tenant_id, r.provider
-        FROM recon_held_movements h JOIN recon_runs r ON r.id = h.run_id WHERE h.run_id = ${runId}),
+        FROM recon_held_movements h JOIN recon_runs r ON r.tenant_id = h.tenant_id AND r.id = h.run_id WHERE h.tenant_id = ${tenantId}::uuid AND h.run_id = ${runId}),
       todo AS (
         SELECT * FROM held WHERE NOT EXISTS (
           SELECT 1 FROM processed_events pe WHERE pe.idempotency_key = held.tenant_id::text || ':' || held.provider::text || ':' || held.reference)),
@@ -203,7 +203,7 @@ export async function decideSettlementMovements(
     await tx.$executeRaw(Prisma.sql`
       UPDATE recon_settlement_approvals SET status = 'APPROVED', decided_by_id = ${checker.userId}::uuid,
         decided_by_label = ${checker.label}, decided_at = now(), reason = ${reason}, posted = ${stored!.posted}
-      WHERE run_id = ${runId}`);
+      WHERE tenant_id = ${tenantId}::uuid AND run_id = ${runId}`);
     await tx.reconRun.update({ where: { id: runId }, data: { feesPosted: stored!.fees } });
     const alreadyClaimed = stored!.held - stored!.posted;
     await recordAudit(tx, {

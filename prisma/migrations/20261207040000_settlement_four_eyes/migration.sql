@@ -6,6 +6,7 @@
 -- against code that forgot them: the decider is never the person who started the
 -- run, a decided row never changes, and what was held is never rewritten.
 CREATE TABLE "recon_settlement_approvals" (
+    "tenant_id" UUID NOT NULL,
     "run_id" BIGINT NOT NULL,
     "started_by_id" UUID,
     "started_by_label" TEXT NOT NULL,
@@ -20,10 +21,11 @@ CREATE TABLE "recon_settlement_approvals" (
     "reason" TEXT,
     "posted" INTEGER,
 
-    CONSTRAINT "recon_settlement_approvals_pkey" PRIMARY KEY ("run_id")
+    CONSTRAINT "recon_settlement_approvals_pkey" PRIMARY KEY ("tenant_id","run_id")
 );
 
 CREATE TABLE "recon_held_movements" (
+    "tenant_id" UUID NOT NULL,
     "run_id" BIGINT NOT NULL,
     "reference" TEXT NOT NULL,
     "kind" TEXT NOT NULL,
@@ -32,14 +34,17 @@ CREATE TABLE "recon_held_movements" (
     "body" BYTEA NOT NULL,
     "marks_discrepancy" BOOLEAN NOT NULL,
 
-    CONSTRAINT "recon_held_movements_pkey" PRIMARY KEY ("run_id","reference")
+    CONSTRAINT "recon_held_movements_pkey" PRIMARY KEY ("tenant_id","run_id","reference")
 );
 
 CREATE INDEX "recon_settlement_approvals_status_idx" ON "recon_settlement_approvals"("status");
 
-ALTER TABLE "recon_settlement_approvals" ADD CONSTRAINT "recon_settlement_approvals_run_id_fkey" FOREIGN KEY ("run_id") REFERENCES "recon_runs"("id") ON DELETE RESTRICT ON UPDATE CASCADE;
+-- Keys carry tenant_id (prisma/tenant-keys.test.ts): the run is referenced by (tenant_id, id).
+CREATE UNIQUE INDEX "recon_runs_tenant_id_id_key" ON "recon_runs"("tenant_id", "id");
 
-ALTER TABLE "recon_held_movements" ADD CONSTRAINT "recon_held_movements_run_id_fkey" FOREIGN KEY ("run_id") REFERENCES "recon_settlement_approvals"("run_id") ON DELETE CASCADE ON UPDATE CASCADE;
+ALTER TABLE "recon_settlement_approvals" ADD CONSTRAINT "recon_settlement_approvals_tenant_id_run_id_fkey" FOREIGN KEY ("tenant_id", "run_id") REFERENCES "recon_runs"("tenant_id", "id") ON DELETE RESTRICT ON UPDATE CASCADE;
+
+ALTER TABLE "recon_held_movements" ADD CONSTRAINT "recon_held_movements_tenant_id_run_id_fkey" FOREIGN KEY ("tenant_id", "run_id") REFERENCES "recon_settlement_approvals"("tenant_id", "run_id") ON DELETE CASCADE ON UPDATE CASCADE;
 
 -- Maker ≠ checker (NULL started_by_id: a token started it, no person to compare with).
 ALTER TABLE "recon_settlement_approvals" ADD CONSTRAINT "recon_settlement_approvals_maker_is_not_checker" CHECK ("decided_by_id" <> "started_by_id");
