@@ -1,7 +1,8 @@
 // Reconciliation to the payout from the dashboard: a generated stretch of Stripe
 // days (dev/simulator/month.ts: fees on every charge, disputes, daily payouts, a
 // payout planted 1.00 short) is delivered to the running product, its settlement
-// report uploaded through the page; an accountant opens the payouts, finds the one
+// report uploaded through the page and its fees and payouts approved by a second
+// accountant (four eyes on what the file alone reports); an accountant opens the payouts, finds the one
 // that does not balance, reads its statement side by side and its lines, follows
 // it to its case and takes it to the provider (a proposal awaiting a second
 // accountant). A payout that balances says so.
@@ -15,6 +16,7 @@ import { demo, demoUser, shot, signInPage } from "./support";
 test("an accountant closes payouts: a balanced one, and one 1.00 short followed to its case", async ({
   page,
   request,
+  browser,
 }) => {
   test.setTimeout(180_000);
   // Its own days, long ago, and its own ids (the seed): nothing else of the demo is in its window.
@@ -63,7 +65,31 @@ test("an accountant closes payouts: a balanced one, and one 1.00 short followed 
     buffer: Buffer.from(month.settlementCsv),
   });
   await upload.getByRole("button", { name: "Upload and reconcile" }).click();
-  await expect(upload.getByRole("status").filter({ hasText: /Run #\d+/ })).toBeVisible({ timeout: 60_000 });
+  const done = upload.getByRole("status").filter({ hasText: /Run #\d+/ });
+  await expect(done).toBeVisible({ timeout: 60_000 });
+  // Uploaded by a person, the report's fees and payouts wait for a second accountant: the uploader cannot approve.
+  await expect(done).toContainText("settlement movements await a second person's approval");
+  const runId = /Run #(\d+)/.exec((await done.textContent()) ?? "")![1]!;
+  await page.goto(`/t/${demo().tenant}/reconciliation/${runId}`);
+  const held = page.getByTestId("settlement-approval");
+  await expect(held).toContainText("await a second person's approval");
+  await expect(held.getByRole("button", { name: "Approve and post…" })).toHaveCount(0);
+
+  const checker = demo().users.filter((u) => u.role === "accountant")[1]!;
+  const second = await browser.newContext();
+  const checkerPage = await second.newPage();
+  await signInPage(checkerPage, checker);
+  await checkerPage.goto(`/t/${demo().tenant}/reconciliation/${runId}`);
+  const theirs = checkerPage.getByTestId("settlement-approval");
+  await theirs.getByRole("button", { name: "Approve and post…" }).click();
+  await checkerPage
+    .getByLabel("Reason")
+    .fill("the file is Stripe's itemized report for these days, checked against the dashboard");
+  await checkerPage.getByRole("button", { name: "Approve and post", exact: true }).click();
+  await expect(theirs).toContainText(`approved by ${checker.email}`);
+  await shot(checkerPage, "settlement-approved");
+  await second.close();
+  await page.goto(`/t/${demo().tenant}/reconciliation`);
 
   await page.getByTestId("payouts-link").click();
   await expect(page.getByRole("heading", { name: "Payouts", level: 1 })).toBeVisible();
