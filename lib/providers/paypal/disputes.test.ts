@@ -93,6 +93,18 @@ function aDispute(
 }
 const disputeEvent = (type: string, resource: object) => paypalEvent(type, "dispute", resource, created + 86_400);
 
+/** A dispute of 1,000 on the capture that the seller lost, known to PayPal's API and delivered resolved. */
+async function sendLostDispute(c: SimMovement) {
+  const lost = aDispute(
+    c,
+    `PP-D-${paypalId().slice(0, 8)}`,
+    [{ type: "DEBIT", reason: "DISPUTE_SETTLEMENT", amount: 1_000, currency: "USD", at: created + 86_400 }],
+    { status: "RESOLVED", outcome: "RESOLVED_BUYER_FAVOUR", shape: "fund_movements" },
+  );
+  paypal.addResource(app.clientId, app.clientSecret, "disputes", lost);
+  await send(disputeEvent("CUSTOMER.DISPUTE.RESOLVED", lost));
+}
+
 const postingsOf = (prefix: string) => postingsByPrefix(tenant.id, prefix);
 
 const balance = async (code: string) =>
@@ -204,14 +216,7 @@ describe("PayPal fees, reversals and disputes", () => {
     await send(paypalEvent("PAYMENT.CAPTURE.REFUNDED", "refund", refundResource(refund), created + 3_600));
     await drainAll();
     const disputes = await balance("disputes:paypal");
-    const lost = aDispute(
-      c,
-      `PP-D-${paypalId().slice(0, 8)}`,
-      [{ type: "DEBIT", reason: "DISPUTE_SETTLEMENT", amount: 1_000, currency: "USD", at: created + 86_400 }],
-      { status: "RESOLVED", outcome: "RESOLVED_BUYER_FAVOUR", shape: "fund_movements" },
-    );
-    paypal.addResource(app.clientId, app.clientSecret, "disputes", lost);
-    await send(disputeEvent("CUSTOMER.DISPUTE.RESOLVED", lost));
+    await sendLostDispute(c);
     await drainAll();
     const claim = await prisma.processedEvent.findFirstOrThrow({
       where: { tenantId: tenant.id, providerReference: `${c.reference}:reversed` },
@@ -236,14 +241,7 @@ describe("PayPal fees, reversals and disputes", () => {
 
   it("holds a refund of a payment a lost dispute already took back in full, as an over-refund", async () => {
     const c = await aPostedCapture(1_000, "acct_charged_back");
-    const lost = aDispute(
-      c,
-      `PP-D-${paypalId().slice(0, 8)}`,
-      [{ type: "DEBIT", reason: "DISPUTE_SETTLEMENT", amount: 1_000, currency: "USD", at: created + 86_400 }],
-      { status: "RESOLVED", outcome: "RESOLVED_BUYER_FAVOUR", shape: "fund_movements" },
-    );
-    paypal.addResource(app.clientId, app.clientSecret, "disputes", lost);
-    await send(disputeEvent("CUSTOMER.DISPUTE.RESOLVED", lost));
+    await sendLostDispute(c);
     await drainAll();
     expect(await postingsOf(`${c.reference}:reversed`)).toHaveLength(1);
     const refund: SimMovement = {
