@@ -121,18 +121,20 @@ export function refundResource(m: SimMovement) {
   });
 }
 
-/**
- * A refund object (Payments v2): a refund's, and a reversal's. `fee`, when given, is the
- * part of the capture's fee PayPal gave back with it (seller_payable_breakdown).
- */
-function refundObject(o: {
+type RefundObjectInput = {
   id: string;
   captureId: string;
   amount: number;
   currency: string;
   created: number;
   fee?: number;
-}) {
+};
+
+/**
+ * A refund object (Payments v2): a refund's, and a reversal's. `fee`, when given, is the
+ * part of the capture's fee PayPal gave back with it (seller_payable_breakdown).
+ */
+function refundObject(o: RefundObjectInput) {
   return {
     seller_payable_breakdown: {
       gross_amount: money(o.amount, o.currency),
@@ -300,14 +302,7 @@ export function paypalDisputeResource(d: {
  * A reversal of a capture (the resource of PAYMENT.CAPTURE.REVERSED, a refund object,
  * and GET /v2/payments/refunds/{id}); `fee` is the part of the capture's fee PayPal gave back.
  */
-export function paypalReversalResource(o: {
-  id: string;
-  captureId: string;
-  amount: number;
-  currency: string;
-  created: number;
-  fee?: number;
-}) {
+export function paypalReversalResource(o: RefundObjectInput) {
   return { ...refundObject({ ...o, fee: o.fee ?? 0 }), note_to_payer: "Payment reversed" };
 }
 
