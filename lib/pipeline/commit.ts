@@ -410,21 +410,46 @@ class MemberFailed extends Error {
  */
 async function writeBatch(members: Member[]): Promise<Decided[]> {
   const failed = new Map<number, Decided>();
+  let bulk = true;
   for (;;) {
     const left = members.map((m, i) => ({ m, i })).filter(({ i }) => !failed.has(i));
     if (left.length === 0) return members.map((_, i) => failed.get(i)!);
     try {
-      const decided = await writeBatchOnce(left.map(({ m }) => m));
+      const decided = await writeBatchOnce(
+        left.map(({ m }) => m),
+        bulk,
+      );
       const byIndex = new Map(left.map(({ i }, n) => [i, decided[n]!]));
       return members.map((_, i) => failed.get(i) ?? byIndex.get(i)!);
     } catch (error) {
+      // The one statement of the plain members was refused: it cannot say whose row it
+      // was, so the batch runs again with each member written alone, which does.
+      if (error instanceof BulkFailed) {
+        bulk = false;
+        continue;
+      }
       if (!(error instanceof MemberFailed)) throw error;
       failed.set(left[error.index]!.i, { kind: "error", error: error.error });
     }
   }
 }
 
-async function writeBatchOnce(members: Member[]): Promise<Decided[]> {
+/** The plain members' one statement failed; the batch is retried member by member. */
+class BulkFailed extends Error {
+  constructor(readonly error: unknown) {
+    super("the batch's plain members could not be written together");
+  }
+}
+
+/**
+ * Kinds written together in one statement (writePlain): nothing they write depends on
+ * another member of the batch, and nothing checks them against other claims. Refunds,
+ * disputes, reinstatements and failed payouts read what the batch wrote before them
+ * (their payment, its other withdrawals), so they are written one at a time, after.
+ */
+const PLAIN_KINDS: ReadonlySet<string> = new Set(["PAYMENT", "PAYOUT", "FEE", "ADJUSTMENT"]);
+
+async function writeBatchOnce(members: Member[], bulk: boolean): Promise<Decided[]> {
   return prisma.$transaction(
     async (tx) => {
       // Every payment lock the batch needs, in one statement, sorted: two batches needing
@@ -460,24 +485,53 @@ async function writeBatchOnce(members: Member[]): Promise<Decided[]> {
       );
 
       const net: Net = new Map();
-      const decided: Decided[] = [];
+      const addLegs = (legs: Leg[]) => {
+        for (const l of legs) {
+          const k = `${l.accountId}|${l.currency}`;
+          const cur = net.get(k);
+          if (cur) cur.amount += l.amount;
+          else net.set(k, { ...l });
+        }
+      };
+      const decided: Decided[] = Array(members.length);
+      // Plain members first (payments and payouts among them, so a refund in the batch finds its payment posted).
+      const plain = bulk ? [...members.keys()].filter((i) => PLAIN_KINDS.has(members[i]!.movement.kind)) : [];
+      if (plain.length > 0) {
+        let written: Awaited<ReturnType<typeof writePlain>>;
+        try {
+          written = await writePlain(
+            tx,
+            plain.map((i) => members[i]!),
+            accounts,
+          );
+        } catch (error) {
+          if (isDatabaseUnavailable(error)) throw error;
+          throw new BulkFailed(error);
+        }
+        for (const [n, i] of plain.entries()) {
+          const w = written[n]!;
+          if (w === null) {
+            decided[i] = { kind: "abort", abort: { kind: "fenced" } };
+            continue;
+          }
+          addLegs(w.legs);
+          decided[i] = { kind: "posted", postingId: w.postingId, outboxId: w.outboxId, woken: w.woken };
+        }
+      }
+      const isPlain = new Set(plain);
       for (const [index, member] of members.entries()) {
+        if (isPlain.has(index)) continue;
         try {
           const written = await writeMember(tx, member, accounts);
-          for (const l of written.legs) {
-            const k = `${l.accountId}|${l.currency}`;
-            const cur = net.get(k);
-            if (cur) cur.amount += l.amount;
-            else net.set(k, { ...l });
-          }
-          decided.push({
+          addLegs(written.legs);
+          decided[index] = {
             kind: "posted",
             postingId: written.postingId,
             outboxId: written.outboxId,
             woken: written.woken,
-          });
+          };
         } catch (error) {
-          if (error instanceof Abort) decided.push({ kind: "abort", abort: error.outcome });
+          if (error instanceof Abort) decided[index] = { kind: "abort", abort: error.outcome };
           else if (isDatabaseUnavailable(error)) throw error;
           else throw new MemberFailed(index, error);
         }
@@ -579,15 +633,7 @@ async function writeMember(
   // a refund reverses it; the other kinds: lib/ledger/movements.ts.
   const legs = movementLegs(movement, clearingId, customerId);
   assertBalanced(legs);
-  const payload = {
-    kind: movement.kind,
-    provider: claim.provider,
-    reference: movement.reference,
-    account: customer,
-    amount: movement.amount.toString(),
-    currency: movement.currency,
-    occurredAt: movement.occurredAt.toISOString(),
-  };
+  const payload = receiptPayload(claim, movement, customer);
   const alone = claim.movementsInEvent === 1;
   const isPayment = AWAITED_KINDS.has(movement.kind);
   // One statement, so the member's effect costs one round trip: every part hangs
@@ -623,15 +669,115 @@ async function writeMember(
   if (movement.kind === "PAYOUT" || movement.kind === "PAYOUT_FAILED")
     await recordPayout(tx, claim, movement, written.posting_id);
 
-  if (!alone) {
-    // Several movements in one event (an Adyen batch): lock the event before
-    // counting its unfinished claims, so two of them committing at once cannot
-    // both think the other is unfinished.
-    await tx.$queryRaw(Prisma.sql`SELECT id FROM raw_events WHERE id = ${claim.rawEventId} FOR UPDATE`);
-    await tx.$executeRaw(Prisma.sql`
-      UPDATE raw_events SET status = 'DONE', processed_at = now()
-      WHERE id = ${claim.rawEventId} AND status = 'CLAIMED'
-        AND NOT EXISTS (SELECT 1 FROM processed_events WHERE raw_event_id = ${claim.rawEventId} AND status <> 'DONE')`);
-  }
+  if (!alone) await finishEventOfMany(tx, claim.rawEventId);
   return { postingId: written.posting_id, outboxId: written.outbox_id, woken: written.woken, legs };
+}
+
+/** What a posting's receipt says. */
+function receiptPayload(claim: OwnedClaim, movement: Movement, account: string) {
+  return {
+    kind: movement.kind,
+    provider: claim.provider,
+    reference: movement.reference,
+    account,
+    amount: movement.amount.toString(),
+    currency: movement.currency,
+    occurredAt: movement.occurredAt.toISOString(),
+  };
+}
+
+/**
+ * A raw event carrying several movements (an Adyen batch) is DONE once its last claim
+ * is: lock the event before counting its unfinished claims, so two of them committing
+ * at once cannot both think the other is unfinished.
+ */
+async function finishEventOfMany(tx: Tx, rawEventId: bigint): Promise<void> {
+  await tx.$queryRaw(Prisma.sql`SELECT id FROM raw_events WHERE id = ${rawEventId} FOR UPDATE`);
+  await tx.$executeRaw(Prisma.sql`
+    UPDATE raw_events SET status = 'DONE', processed_at = now()
+    WHERE id = ${rawEventId} AND status = 'CLAIMED'
+      AND NOT EXISTS (SELECT 1 FROM processed_events WHERE raw_event_id = ${rawEventId} AND status <> 'DONE')`);
+}
+
+/**
+ * The plain members of a batch (PLAIN_KINDS) in ONE statement: what writeMember writes
+ * for one claim, for all of them, each row hanging off its own fenced claim. A member
+ * whose token is no longer current writes nothing and comes back null. Per member,
+ * writeMember's statement cost ~0.42 ms in PostgreSQL plus a round trip through Prisma
+ * (bench:worker at 20,000: 413 movements/s, the member statement the busiest in 36% of
+ * pg_stat_activity samples); as one statement the batch costs about one of them.
+ */
+async function writePlain(
+  tx: Tx,
+  members: Member[],
+  accounts: Map<string, bigint>,
+): Promise<({ postingId: bigint; outboxId: bigint; woken: number; legs: Leg[] } | null)[]> {
+  const rows = members.map(({ claim, movement, receiptTraceParent }) => {
+    const counter = counterAccount(claim.provider, movement)!;
+    const customerId = accounts.get(`${claim.tenantId}|${counter.code}`)!;
+    const clearingId = accounts.get(`${claim.tenantId}|${clearingAccountCode(claim.provider)}`)!;
+    const legs = movementLegs(movement, clearingId, customerId);
+    assertBalanced(legs);
+    return { claim, movement, legs, payload: receiptPayload(claim, movement, counter.code), receiptTraceParent };
+  });
+  const legs = rows.flatMap((r, n) => r.legs.map((l) => ({ n: n + 1, ...l })));
+  const col = <T>(f: (r: (typeof rows)[number]) => T) => rows.map(f);
+  const written = await tx.$queryRaw<{ claim_id: bigint; posting_id: bigint; outbox_id: bigint; woken: number }[]>(
+    Prisma.sql`
+    WITH m AS (
+      SELECT * FROM unnest(
+        ${col((r) => r.claim.claimId.toString())}::bigint[], ${col((r) => r.claim.version)}::int[],
+        ${col((r) => r.claim.tenantId)}::uuid[], ${col((r) => r.claim.provider)}::"Provider"[],
+        ${col((r) => r.movement.kind)}::"PostingKind"[], ${col((r) => r.movement.reference)}::text[],
+        ${col((r) => r.movement.description)}::text[], ${col((r) => r.movement.occurredAt.toISOString())}::timestamptz[],
+        ${col((r) => r.claim.rawEventId.toString())}::bigint[], ${col((r) => r.claim.movementsInEvent === 1)}::boolean[],
+        ${col((r) => JSON.stringify(r.payload))}::jsonb[], ${col((r) => r.receiptTraceParent ?? null)}::text[])
+      WITH ORDINALITY AS m(claim_id, version, tenant_id, provider, kind, reference, description, occurred_at, raw_event_id, alone, payload, trace_parent, n)),
+    fence AS (
+      UPDATE processed_events p SET status = 'DONE', done_at = now(), last_error = NULL, retry_at = NULL, waiting_for = NULL, provider_wait_since = NULL
+      FROM m WHERE p.id = m.claim_id AND p.claim_version = m.version AND p.status = 'CLAIMED' AND p.claimed_at IS NOT NULL
+      RETURNING p.id),
+    mine AS (SELECT m.* FROM m JOIN fence ON fence.id = m.claim_id),
+    posting AS (
+      INSERT INTO postings (tenant_id, kind, processed_event_id, provider, provider_reference, description, occurred_at)
+      SELECT tenant_id, kind, claim_id, provider, reference, description, occurred_at FROM mine ORDER BY n
+      RETURNING id, processed_event_id),
+    entries AS (
+      INSERT INTO ledger_entries (posting_id, account_id, amount, currency)
+      SELECT posting.id, l.account, l.amount, l.currency
+      FROM unnest(${legs.map((l) => l.n)}::int[], ${legs.map((l) => l.accountId.toString())}::bigint[], ${legs.map((l) => l.amount.toString())}::bigint[], ${legs.map((l) => l.currency)}::text[]) AS l(n, account, amount, currency)
+      JOIN mine ON mine.n = l.n JOIN posting ON posting.processed_event_id = mine.claim_id),
+    raw AS (
+      UPDATE raw_events r SET status = 'DONE', processed_at = now()
+      FROM mine WHERE mine.alone AND r.id = mine.raw_event_id AND r.status = 'CLAIMED'
+        -- The ids again as an array: the join alone cannot prune raw_events to its months.
+        AND r.id = ANY(${col((r) => r.claim.rawEventId.toString())}::bigint[])),
+    outbox AS (
+      INSERT INTO outbox (tenant_id, kind, posting_id, payload, trace_parent)
+      SELECT mine.tenant_id, 'receipt', posting.id, mine.payload, mine.trace_parent
+      FROM mine JOIN posting ON posting.processed_event_id = mine.claim_id ORDER BY mine.n
+      RETURNING id, posting_id),
+    -- Refunds (failed payouts) that arrived first and wait for a payment (payout) of the batch may go now.
+    woken AS (
+      UPDATE processed_events p SET retry_at = now()
+      FROM mine WHERE mine.kind IN ('PAYMENT', 'PAYOUT') AND p.status = 'CLAIMED' AND p.claimed_at IS NULL
+        AND p.waiting_for = mine.reference AND p.tenant_id = mine.tenant_id AND p.provider = mine.provider
+      RETURNING mine.claim_id)
+    SELECT posting.processed_event_id AS claim_id, posting.id AS posting_id, outbox.id AS outbox_id,
+      (SELECT count(*)::int FROM woken WHERE woken.claim_id = posting.processed_event_id) AS woken
+    FROM posting JOIN outbox ON outbox.posting_id = posting.id`,
+  );
+  const byClaim = new Map(written.map((w) => [w.claim_id, w]));
+  const out: ({ postingId: bigint; outboxId: bigint; woken: number; legs: Leg[] } | null)[] = [];
+  for (const r of rows) {
+    const w = byClaim.get(r.claim.claimId);
+    if (!w) {
+      out.push(null);
+      continue;
+    }
+    if (r.movement.kind === "PAYOUT") await recordPayout(tx, r.claim, r.movement, w.posting_id);
+    if (r.claim.movementsInEvent !== 1) await finishEventOfMany(tx, r.claim.rawEventId);
+    out.push({ postingId: w.posting_id, outboxId: w.outbox_id, woken: w.woken, legs: r.legs });
+  }
+  return out;
 }
