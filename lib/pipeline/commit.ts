@@ -718,54 +718,57 @@ async function writePlain(
     const clearingId = accounts.get(`${claim.tenantId}|${clearingAccountCode(claim.provider)}`)!;
     const legs = movementLegs(movement, clearingId, customerId);
     assertBalanced(legs);
+    // Written as clearing_id/counter_id and one amount: a plain movement has exactly these two legs.
+    if (legs.length !== 2 || legs[1]!.amount !== -legs[0]!.amount || legs[1]!.currency !== legs[0]!.currency)
+      throw new Error(`${movement.kind} ${movement.reference}: not a two-leg movement`);
     return { claim, movement, legs, payload: receiptPayload(claim, movement, counter.code), receiptTraceParent };
   });
-  const legs = rows.flatMap((r, n) => r.legs.map((l) => ({ n: n + 1, ...l })));
   const col = <T>(f: (r: (typeof rows)[number]) => T) => rows.map(f);
+  // Each row's ids are drawn from the sequences in `m` and every part is written from
+  // `mine` alone, with no join between the parts: joined, CTE scans (estimated at one
+  // row) were planned as nested loops, and a batch of 250 compared 124,500 row pairs
+  // for its entries alone (46 ms of its 122).
   const written = await tx.$queryRaw<{ claim_id: bigint; posting_id: bigint; outbox_id: bigint; woken: number }[]>(
     Prisma.sql`
-    WITH m AS (
-      SELECT * FROM unnest(
+    WITH m AS MATERIALIZED (
+      SELECT *, nextval('postings_id_seq') AS posting_id, nextval('outbox_id_seq') AS outbox_id FROM unnest(
         ${col((r) => r.claim.claimId.toString())}::bigint[], ${col((r) => r.claim.version)}::int[],
         ${col((r) => r.claim.tenantId)}::uuid[], ${col((r) => r.claim.provider)}::"Provider"[],
         ${col((r) => r.movement.kind)}::"PostingKind"[], ${col((r) => r.movement.reference)}::text[],
         ${col((r) => r.movement.description)}::text[], ${col((r) => r.movement.occurredAt.toISOString())}::timestamptz[],
         ${col((r) => r.claim.rawEventId.toString())}::bigint[], ${col((r) => r.claim.movementsInEvent === 1)}::boolean[],
-        ${col((r) => JSON.stringify(r.payload))}::jsonb[], ${col((r) => r.receiptTraceParent ?? null)}::text[])
-      WITH ORDINALITY AS m(claim_id, version, tenant_id, provider, kind, reference, description, occurred_at, raw_event_id, alone, payload, trace_parent, n)),
+        ${col((r) => JSON.stringify(r.payload))}::jsonb[], ${col((r) => r.receiptTraceParent ?? null)}::text[],
+        ${col((r) => r.legs[0]!.accountId.toString())}::bigint[], ${col((r) => r.legs[1]!.accountId.toString())}::bigint[],
+        ${col((r) => r.legs[0]!.amount.toString())}::bigint[], ${col((r) => r.legs[0]!.currency)}::text[])
+      WITH ORDINALITY AS u(claim_id, version, tenant_id, provider, kind, reference, description, occurred_at, raw_event_id, alone, payload, trace_parent, clearing_id, counter_id, amount, currency, n)),
     fence AS (
       UPDATE processed_events p SET status = 'DONE', done_at = now(), last_error = NULL, retry_at = NULL, waiting_for = NULL, provider_wait_since = NULL
       FROM m WHERE p.id = m.claim_id AND p.claim_version = m.version AND p.status = 'CLAIMED' AND p.claimed_at IS NOT NULL
       RETURNING p.id),
-    mine AS (SELECT m.* FROM m JOIN fence ON fence.id = m.claim_id),
+    mine AS MATERIALIZED (SELECT m.* FROM m WHERE m.claim_id IN (SELECT id FROM fence)),
     posting AS (
-      INSERT INTO postings (tenant_id, kind, processed_event_id, provider, provider_reference, description, occurred_at)
-      SELECT tenant_id, kind, claim_id, provider, reference, description, occurred_at FROM mine ORDER BY n
-      RETURNING id, processed_event_id),
+      INSERT INTO postings (id, tenant_id, kind, processed_event_id, provider, provider_reference, description, occurred_at)
+      SELECT posting_id, tenant_id, kind, claim_id, provider, reference, description, occurred_at FROM mine ORDER BY n),
     entries AS (
       INSERT INTO ledger_entries (posting_id, account_id, amount, currency)
-      SELECT posting.id, l.account, l.amount, l.currency
-      FROM unnest(${legs.map((l) => l.n)}::int[], ${legs.map((l) => l.accountId.toString())}::bigint[], ${legs.map((l) => l.amount.toString())}::bigint[], ${legs.map((l) => l.currency)}::text[]) AS l(n, account, amount, currency)
-      JOIN mine ON mine.n = l.n JOIN posting ON posting.processed_event_id = mine.claim_id),
+      SELECT posting_id, clearing_id, amount, currency FROM mine
+      UNION ALL SELECT posting_id, counter_id, -amount, currency FROM mine),
     raw AS (
       UPDATE raw_events r SET status = 'DONE', processed_at = now()
       FROM mine WHERE mine.alone AND r.id = mine.raw_event_id AND r.status = 'CLAIMED'
         -- The ids again as an array: the join alone cannot prune raw_events to its months.
         AND r.id = ANY(${col((r) => r.claim.rawEventId.toString())}::bigint[])),
     outbox AS (
-      INSERT INTO outbox (tenant_id, kind, posting_id, payload, trace_parent)
-      SELECT mine.tenant_id, 'receipt', posting.id, mine.payload, mine.trace_parent
-      FROM mine JOIN posting ON posting.processed_event_id = mine.claim_id ORDER BY mine.n
-      RETURNING id, posting_id),
+      INSERT INTO outbox (id, tenant_id, kind, posting_id, payload, trace_parent)
+      SELECT outbox_id, tenant_id, 'receipt', posting_id, payload, trace_parent FROM mine ORDER BY n),
     -- Refunds (failed payouts) that arrived first and wait for a payment (payout) of the batch may go now.
     woken AS (
       UPDATE processed_events p SET retry_at = now()
       FROM mine WHERE mine.kind IN ('PAYMENT', 'PAYOUT') AND p.status = 'CLAIMED' AND p.claimed_at IS NULL
         AND p.waiting_for = mine.reference AND p.tenant_id = mine.tenant_id AND p.provider = mine.provider
       RETURNING mine.claim_id)
-    SELECT posting.processed_event_id AS claim_id, posting.id AS posting_id, outbox.id AS outbox_id,
-      (SELECT count(*)::int FROM woken WHERE woken.claim_id = posting.processed_event_id) AS woken
-    FROM posting JOIN outbox ON outbox.posting_id = posting.id`,
+    SELECT claim_id, posting_id, outbox_id, (SELECT count(*)::int FROM woken WHERE woken.claim_id = mine.claim_id) AS woken
+    FROM mine`,
   );
   const byClaim = new Map(written.map((w) => [w.claim_id, w]));
   const out: ({ postingId: bigint; outboxId: bigint; woken: number; legs: Leg[] } | null)[] = [];
