@@ -241,7 +241,8 @@ function startWorkers(n: number, url: string): Promise<Proc[]> {
     Array.from({ length: n }, (_, i) => {
       const proc = startProcess(
         process.execPath,
-        ["--import", "tsx", "workers/worker.ts"],
+        // WORKER_NODE_ARGS, for a profile: e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
+        [...(process.env.WORKER_NODE_ARGS?.split(" ").filter(Boolean) ?? []), "--import", "tsx", "workers/worker.ts"],
         {
           DATABASE_URL: url,
           TALLY_RECEIPTS_FILE: receipts,

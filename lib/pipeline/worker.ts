@@ -289,7 +289,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
   });
 
   let ready = false;
-  const loops = [
+  const processLoop = () =>
     loop(
       "process",
       signal,
@@ -315,8 +315,8 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
         return work > 0 ? "busy" : "idle";
       },
       () => wakeups.wait([RAW_EVENTS_CHANNEL, CLAIMS_CHANNEL], c.TALLY_WORKER_POLL_MS, signal),
-    ),
-  ];
+    );
+  const loops = Array.from({ length: c.TALLY_WORKER_LOOPS }, processLoop);
   if (options.dispatcher ?? true) {
     loops.push(
       loop(
