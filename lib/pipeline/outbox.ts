@@ -33,8 +33,16 @@ export async function dispatchOutbox(
     RETURNING id, tenant_id, payload, attempts, trace_parent`);
   const result: DispatchResult = { leased: rows.length, sent: 0, failed: 0, dead: 0 };
   const sent: bigint[] = [];
+  const leasedAt = performance.now();
+  const unsent: bigint[] = [];
   try {
     for (const row of rows) {
+      // A batch of slow receivers must not outlive its lease (another dispatcher would send
+      // the rest again): past half of it, what is left goes back unsent, its attempt not counted.
+      if (performance.now() - leasedAt > leaseMs / 2) {
+        unsent.push(row.id);
+        continue;
+      }
       // With tracing on, the delivery is a span in the webhook's trace, and the receipt
       // carries its traceparent so the receiver's own spans can join it.
       const span = spanIn(row.trace_parent, "receipt.deliver", {
@@ -70,6 +78,10 @@ export async function dispatchOutbox(
       }
     }
   } finally {
+    if (unsent.length)
+      await prisma.$executeRaw(
+        Prisma.sql`UPDATE outbox SET available_at = now(), attempts = attempts - 1 WHERE id = ANY(${unsent.map(String)}::bigint[]) AND sent_at IS NULL`,
+      );
     // The batch's deliveries are recorded together: one write, not one per receipt.
     // A crash before it only means those receipts go out again, under the same ids.
     if (sent.length) {
