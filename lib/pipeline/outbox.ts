@@ -29,7 +29,8 @@ export async function dispatchOutbox(
     UPDATE outbox SET available_at = now() + ${leaseMs} * interval '1 millisecond', attempts = attempts + 1
     WHERE id IN (
       SELECT id FROM outbox WHERE sent_at IS NULL AND dead_at IS NULL AND available_at <= now()
-      ORDER BY id LIMIT ${batchSize} FOR UPDATE SKIP LOCKED)
+      -- Oldest available first, along outbox_unsent_available_at_id_idx (its migration says why).
+      ORDER BY available_at, id LIMIT ${batchSize} FOR UPDATE SKIP LOCKED)
     RETURNING id, tenant_id, payload, attempts, trace_parent`);
   const result: DispatchResult = { leased: rows.length, sent: 0, failed: 0, dead: 0 };
   const sent: bigint[] = [];
