@@ -289,12 +289,18 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
   });
 
   let ready = false;
-  const processLoop = () =>
+  const processLoop = (_: unknown, index: number) =>
     loop(
       "process",
       signal,
       log,
       async () => {
+        // While yielding, one loop works and the others wait: the duty cycle below is one
+        // loop's, and a second loop working through its pauses would halve what it gives.
+        if (index > 0 && ackYield?.yielding(performance.now())) {
+          await sleepUnlessAborted(100, signal);
+          return "busy";
+        }
         const started = performance.now();
         const work = await processOnce(log);
         // The web process's acknowledgements are over budget: pause as the duty cycle says (ack-pressure.ts).
