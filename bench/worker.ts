@@ -43,7 +43,7 @@ const CUSTOMERS = Number(process.env.WORKER_CUSTOMERS ?? 1_000);
 const FLOOR_BATCH = Number(process.env.FLOOR_BATCH ?? 1_000);
 const FLOOR_CONNECTIONS = Number(process.env.FLOOR_CONNECTIONS ?? 2);
 const E2E_EVENTS = Number(process.env.WORKER_E2E_EVENTS ?? 3_000);
-const PASSES = (process.env.WORKER_PASSES ?? "floor,1,2,2,1,floor").split(",");
+const PASSES = (process.env.WORKER_PASSES ?? "floor,1,2,2,1,floor").split(",").filter(Boolean);
 
 type Payment = { body: Buffer; reference: string; account: string; amount: bigint; occurredAt: Date };
 
@@ -235,7 +235,8 @@ function sampleWaits(url: string) {
   };
 }
 
-function startWorkers(n: number, url: string): Promise<Proc[]> {
+/** `alone`: no web process on the machine, so nothing to yield to; otherwise the worker as shipped (nice, yielding). */
+function startWorkers(n: number, url: string, alone = true): Promise<Proc[]> {
   const receipts = path.join(benchTempDir("tally-bench-receipts-"), "receipts.ndjson");
   return Promise.all(
     Array.from({ length: n }, (_, i) => {
@@ -247,9 +248,7 @@ function startWorkers(n: number, url: string): Promise<Proc[]> {
           DATABASE_URL: url,
           TALLY_RECEIPTS_FILE: receipts,
           TALLY_RECON_SCHEDULE: "off",
-          // Alone on the machine: no web process to yield to.
-          TALLY_WORKER_NICE: "0",
-          TALLY_WORKER_ACK_YIELD: "0",
+          ...(alone ? { TALLY_WORKER_NICE: "0", TALLY_WORKER_ACK_YIELD: "0" } : {}),
         },
         `worker ${i + 1}`,
       );
@@ -353,7 +352,7 @@ async function endToEnd(
   url: string,
 ): Promise<{ eventsPerSecond: number; seconds: number; ingestSeconds: number }> {
   await reset(url);
-  const workers = await startWorkers(1, url);
+  const workers = await startWorkers(1, url, false);
   const requests = Array.from({ length: E2E_EVENTS }, () => {
     const body = JSON.stringify(aStripePayment());
     return {
