@@ -19,6 +19,11 @@
 //
 // The end-to-end figure (HTTP ingest → DONE → receipt) is kept beside it, with
 // WORKER_E2E_EVENTS deliveries at concurrency 16.
+//
+// For a profile: WORKER_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") for the
+// workers; WORKER_EXPLAIN_MS with BENCH_PG_LOG=1 for the plans of slow statements
+// (auto_explain); WORKER_PGSS=1 for pg_stat_statements' totals, against a DATABASE_URL
+// server started with it in shared_preload_libraries (the embedded one is not).
 import path from "node:path";
 import pg from "pg";
 import Stripe from "stripe";
@@ -136,7 +141,7 @@ async function floor(url: string, tenantId: string, backlog: Payment[]): Promise
         const batch = backlog.slice(from, from + FLOOR_BATCH);
         const raw = ids.slice(from, from + FLOOR_BATCH);
         await c.query("BEGIN");
-        await c.query(
+        const written = await c.query<{ id: string }>(
           `WITH claims AS (
              INSERT INTO processed_events (idempotency_key, tenant_id, provider, provider_reference, raw_event_id, movement_kind, account, amount, currency, status, done_at)
              SELECT $1::text || ':stripe:' || ref, $1::uuid, 'stripe', ref, raw, 'PAYMENT', acct, amt, 'USD', 'DONE', now()
@@ -156,7 +161,8 @@ async function floor(url: string, tenantId: string, backlog: Payment[]): Promise
                movement_references = ARRAY[u.ref]
              FROM unnest($3::bigint[], $2::text[]) AS u(id, ref) WHERE raw_events.id = u.id AND raw_events.id = ANY($3::bigint[]))
            INSERT INTO outbox (tenant_id, kind, posting_id, payload)
-           SELECT $1::uuid, 'receipt', p.id, jsonb_build_object('kind', 'PAYMENT', 'provider', 'stripe', 'reference', p.provider_reference) FROM posting p`,
+           SELECT $1::uuid, 'receipt', p.id, jsonb_build_object('kind', 'PAYMENT', 'provider', 'stripe', 'reference', p.provider_reference) FROM posting p
+           RETURNING id`,
           [
             tenantId,
             batch.map((p) => p.reference),
@@ -189,10 +195,9 @@ async function floor(url: string, tenantId: string, backlog: Payment[]): Promise
         );
         await c.query("COMMIT");
         // The receipts delivered: one write per batch, as the dispatcher records them.
-        await c.query(
-          "UPDATE outbox SET sent_at = now(), attempts = 1 WHERE sent_at IS NULL AND posting_id IN (SELECT id FROM postings WHERE provider_reference = ANY($1::text[]))",
-          [batch.map((p) => p.reference)],
-        );
+        await c.query("UPDATE outbox SET sent_at = now(), attempts = 1 WHERE id = ANY($1::bigint[])", [
+          written.rows.map((r) => r.id),
+        ]);
       }
       await c.end();
     }),
