@@ -179,11 +179,18 @@ function tracePickUp(picked: PickUpResult, startTime: number): void {
   }
 }
 
+/** Released claims taken per pass (see processOnce); the batch size it had before batches grew to 250. */
+const RETAKE_BATCH = 25;
+
 /** One pass: released claims first (they are older), then newly received events. Returns how much it did. */
 export async function processOnce(log: Log = jsonLog): Promise<number> {
   const m = workerMetrics();
   let work = 0;
-  const released = await takeReleasedClaims();
+  // Claims given back or taken over from a dead worker come RETAKE_BATCH at a time, not a
+  // whole pick-up's worth: each take counts an attempt, so a worker killed while holding
+  // 500 (2 loops of 250) must not spend one of everyone's attempts per kill again and again.
+  // The replay proof (a SIGKILL every 2-4 s) once ended so with 166 claims FAILED out of attempts.
+  const released = await takeReleasedClaims(RETAKE_BATCH);
   work += released.length;
   const takenOver = released.filter((c) => c.takenOver);
   if (takenOver.length > 0) {
