@@ -7,7 +7,7 @@
 //                                  DUPLICATE (every key already claimed, with the same money)
 //                                  CONFLICT  (a key already claimed with other money: never posted, a case)
 import { config } from "@/lib/platform/config";
-import { Prisma, prisma, type Tx } from "@/lib/platform/db";
+import { isDatabaseUnavailable, Prisma, prisma, type Tx } from "@/lib/platform/db";
 import type { EventSource, Provider } from "@/lib/generated/prisma/enums";
 import { claimHolder, orphanedHoldersSql } from "@/lib/pipeline/holder";
 import { adapterFor } from "@/lib/providers";
@@ -35,6 +35,8 @@ export type OwnedClaim = {
   movementsInEvent?: number;
   /** The trace context its commit continues (the pick-up's span for this event), when tracing. */
   traceParent?: string | null;
+  /** Claimed as DONE, in a pick-up that posts it in the same transaction (CommitInPickUp). */
+  claimedDone?: boolean;
 };
 
 export type PickUpResult = {
@@ -44,6 +46,8 @@ export type PickUpResult = {
   conflicts: number;
   ignored: number;
   failed: number;
+  /** Claims the pick-up committed itself, in its own transaction (see pickUpReceived's `commit`). */
+  posted: { claim: OwnedClaim; postingId: bigint; outboxId: bigint; woken: number }[];
   /** Each event taken, its verdict and the trace context it was acknowledged in (for its pick-up span). */
   events: { rawEventId: bigint; provider: Provider; status: RawOutcome["status"]; traceParent: string | null }[];
 };
@@ -57,7 +61,8 @@ type RawRow = {
   received_at: Date;
   trace_parent: string | null;
 };
-type Wanted = { key: string; raw: RawRow; movement: Movement };
+/** done: claimed as DONE at once, to be posted in the same transaction (CommitInPickUp). */
+type Wanted = { key: string; raw: RawRow; movement: Movement; done: boolean };
 
 const TX_OPTIONS = { maxWait: 10_000, timeout: 60_000 } as const;
 
@@ -97,10 +102,42 @@ export function pickedRowsSql(ids: bigint[]): Prisma.Sql {
 }
 
 /**
+ * Posting inside the pick-up's transaction (lib/pipeline/commit.ts, commitInPickUp):
+ * which movements can be, so their claims are inserted DONE; and the posting of the
+ * claims so won, which returns what it posted by claim id and turns any it could not
+ * post back to CLAIMED, for the commit step.
+ */
+export type CommitInPickUp = {
+  postable: (provider: Provider, movement: Movement, movementsInEvent: number) => boolean;
+  commit: (
+    tx: Tx,
+    claims: OwnedClaim[],
+  ) => Promise<Map<bigint, { postingId: bigint; outboxId: bigint; woken: number }>>;
+};
+
+/**
  * Takes a batch of RECEIVED events from the queue (SKIP LOCKED: replicas never
  * take the same row), parses them and claims their movements, in one short transaction.
+ * With `commit`, the claims it can post there are posted in the same transaction, and
+ * their raw events go from RECEIVED to DONE in one write.
  */
-export async function pickUpReceived(batchSize = config().TALLY_WORKER_BATCH): Promise<PickUpResult> {
+export async function pickUpReceived(
+  batchSize = config().TALLY_WORKER_BATCH,
+  commit?: CommitInPickUp,
+): Promise<PickUpResult> {
+  if (!commit) return pickUpOnce(batchSize);
+  try {
+    return await pickUpOnce(batchSize, commit);
+  } catch (error) {
+    if (isDatabaseUnavailable(error)) throw error;
+    // Refused as a whole (at COMMIT, past commitInPickUp's savepoint): nothing of it was
+    // written. The same events again, every claim through the commit step, which finds
+    // the member at fault instead of refusing the whole pick-up again and again.
+    return pickUpOnce(batchSize);
+  }
+}
+
+async function pickUpOnce(batchSize: number, commit?: CommitInPickUp): Promise<PickUpResult> {
   return prisma.$transaction(async (tx) => {
     const queued = await tx.$queryRaw<{ id: bigint }[]>(queuedSql(batchSize));
     const rows = queued.length > 0 ? await tx.$queryRaw<RawRow[]>(pickedRowsSql(queued.map((q) => q.id))) : [];
@@ -111,6 +148,7 @@ export async function pickUpReceived(batchSize = config().TALLY_WORKER_BATCH): P
       conflicts: 0,
       ignored: 0,
       failed: 0,
+      posted: [],
       events: [],
     };
     const outcomes: RawOutcome[] = [];
@@ -147,7 +185,8 @@ export async function pickUpReceived(batchSize = config().TALLY_WORKER_BATCH): P
           let key = idempotencyKey(raw.tenant_id, raw.provider, movement.reference);
           // Fault hook for the replay's self-test: without the claim, every delivery is "new".
           if (config().TALLY_FAULT_DISABLE_CLAIM) key = `${key}#${raw.id}`;
-          wanted.push({ key, raw, movement });
+          const done = commit?.postable(raw.provider, movement, parsed.movements.length) ?? false;
+          wanted.push({ key, raw, movement, done });
         }
       }
     }
@@ -174,8 +213,11 @@ export async function pickUpReceived(batchSize = config().TALLY_WORKER_BATCH): P
           claim: earlier.get(w.key)!,
         })),
       );
+      const mineOf = new Map<bigint, Wanted[]>();
+      for (const w of wanted) mineOf.set(w.raw.id, [...(mineOf.get(w.raw.id) ?? []), w]);
+      const ownedOf = new Map<bigint, OwnedClaim[]>();
       for (const raw of rows) {
-        const mine = wanted.filter((w) => w.raw.id === raw.id);
+        const mine = mineOf.get(raw.id) ?? [];
         if (mine.length === 0) continue;
         const owned = mine.flatMap((w) => {
           const claim = won.get(`${w.key}\u0000${raw.id}`);
@@ -191,15 +233,37 @@ export async function pickUpReceived(batchSize = config().TALLY_WORKER_BATCH): P
                   receivedAt: raw.received_at,
                   movementsInEvent: mine.length,
                   traceParent: raw.trace_parent,
+                  claimedDone: w.done,
                 },
               ]
             : [];
         });
+        ownedOf.set(raw.id, owned);
+      }
+      const posted = commit ? await commit.commit(tx, [...ownedOf.values()].flat()) : new Map();
+      for (const raw of rows) {
+        const mine = mineOf.get(raw.id) ?? [];
+        if (mine.length === 0) continue;
+        const owned = ownedOf.get(raw.id)!;
         const eventType = eventTypes.get(raw.id) ?? null;
         const references = mine.map((w) => w.movement.reference);
         const conflict = mine.map((w) => conflictOf.get(`${w.key}\u0000${raw.id}`)).find((c) => c !== undefined);
-        if (owned.length > 0) {
-          result.claims.push(...owned);
+        const done = owned.length > 0 && owned.every((c) => posted.has(c.claimId));
+        if (done) {
+          for (const claim of owned) result.posted.push({ claim, ...posted.get(claim.claimId)! });
+          outcomes.push({
+            id: raw.id,
+            status: "DONE",
+            eventType,
+            note: null,
+            error: null,
+            duplicateOf: null,
+            references,
+          });
+        } else if (owned.length > 0) {
+          for (const claim of owned)
+            if (posted.has(claim.claimId)) result.posted.push({ claim, ...posted.get(claim.claimId)! });
+            else result.claims.push(claim);
           outcomes.push({
             id: raw.id,
             status: "CLAIMED",
@@ -248,7 +312,7 @@ export async function pickUpReceived(batchSize = config().TALLY_WORKER_BATCH): P
 
 type RawOutcome = {
   id: bigint;
-  status: "CLAIMED" | "DUPLICATE" | "CONFLICT" | "IGNORED" | "FAILED";
+  status: "CLAIMED" | "DONE" | "DUPLICATE" | "CONFLICT" | "IGNORED" | "FAILED";
   eventType: string | null;
   note: string | null;
   error: string | null;
@@ -291,8 +355,8 @@ async function claimKeys(tx: Tx, wanted: Wanted[]): Promise<Map<string, { claimI
   const rows = await tx.$queryRaw<
     { id: bigint; idempotency_key: string; raw_event_id: bigint; claim_version: number }[]
   >(Prisma.sql`
-    INSERT INTO processed_events (idempotency_key, tenant_id, provider, provider_reference, raw_event_id, movement_kind, account, amount, currency, payment_reference, claimed_by)
-    SELECT *, ${claimHolder()}::int FROM unnest(
+    INSERT INTO processed_events (idempotency_key, tenant_id, provider, provider_reference, raw_event_id, movement_kind, account, amount, currency, payment_reference, status, done_at, claimed_by)
+    SELECT k, t, p, r, e, mk, a, am, c, pr, CASE WHEN d THEN 'DONE' ELSE 'CLAIMED' END::"ClaimStatus", CASE WHEN d THEN now() END, ${claimHolder()}::int FROM unnest(
       ${sorted.map((w) => w.key)}::text[],
       ${sorted.map((w) => w.raw.tenant_id)}::uuid[],
       ${sorted.map((w) => w.raw.provider)}::"Provider"[],
@@ -302,7 +366,8 @@ async function claimKeys(tx: Tx, wanted: Wanted[]): Promise<Map<string, { claimI
       ${sorted.map((w) => w.movement.account)}::text[],
       ${sorted.map((w) => w.movement.amount.toString())}::bigint[],
       ${sorted.map((w) => w.movement.currency)}::text[],
-      ${sorted.map((w) => w.movement.paymentReference ?? null)}::text[])
+      ${sorted.map((w) => w.movement.paymentReference ?? null)}::text[],
+      ${sorted.map((w) => w.done)}::boolean[]) AS u(k, t, p, r, e, mk, a, am, c, pr, d)
     ON CONFLICT (idempotency_key) DO NOTHING
     RETURNING id, idempotency_key, raw_event_id, claim_version`);
   return new Map(

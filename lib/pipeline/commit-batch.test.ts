@@ -157,6 +157,27 @@ describe("a batch commit", () => {
     expect(await customer("acct_poison_1")).toBe(-101n);
   });
 
+  it("a payment refused at COMMIT inside the pick-up that posts it is given back alone; the others post", async () => {
+    const batch = payments(3, "pickupcommit");
+    const poison = ref(batch[1]!);
+    const allow = await refusePostingOf(poison, "refused at commit", "at commit");
+    try {
+      for (const p of batch) await send(p);
+      await processOnce(silent);
+      expect(await postingsOf(ref(batch[0]!))).toBe(1);
+      expect(await postingsOf(ref(batch[2]!))).toBe(1);
+      expect(await postingsOf(poison)).toBe(0);
+      const failed = await claimOf(poison);
+      expect(failed).toMatchObject({ status: "CLAIMED", claimedAt: null });
+      expect(failed.lastError).toMatch(/refused at commit/);
+    } finally {
+      await allow();
+    }
+    await prisma.processedEvent.updateMany({ where: { providerReference: poison }, data: { retryAt: new Date() } });
+    await drain();
+    expect(await postingsOf(poison)).toBe(1);
+  });
+
   it("a batch that fails as a whole, at COMMIT, is retried member by member", async () => {
     const batch = payments(3, "atcommit");
     const poison = ref(batch[1]!);

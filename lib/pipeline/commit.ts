@@ -25,7 +25,7 @@ import { pauseIfFaultAt } from "@/lib/pipeline/fault";
 import { isDatabaseUnavailable, Prisma, prisma, type Tx } from "@/lib/platform/db";
 import { assertBalanced, BALANCE_SLOTS, type Leg, clearingAccountCode, ensureAccounts } from "@/lib/ledger/postings";
 import { AWAITED_KINDS, AWAITS, counterAccount, movementLegs } from "@/lib/ledger/movements";
-import type { AccountKind } from "@/lib/generated/prisma/enums";
+import type { AccountKind, Provider } from "@/lib/generated/prisma/enums";
 import { adapterFor } from "@/lib/providers";
 import type { Movement } from "@/lib/providers/types";
 import { CLAIMS_CHANNEL, OUTBOX_CHANNEL, wake } from "@/lib/pipeline/wake";
@@ -434,6 +434,76 @@ async function writeBatch(members: Member[]): Promise<Decided[]> {
   }
 }
 
+/**
+ * Whether a movement can be posted in the pick-up's own transaction: a plain one
+ * (PLAIN_KINDS), alone in its event, of a provider not asked to confirm it (no network
+ * call may happen inside a transaction). The fault hooks that stand a worker between
+ * its claim and its commit keep every claim on the commit step.
+ */
+export function postableInPickUp(provider: Provider, movement: Movement, movementsInEvent: number): boolean {
+  const c = config();
+  return (
+    c.TALLY_WORKER_COMMIT_IN_PICKUP &&
+    c.TALLY_FAULT_WORKER_DELAY_MS === 0 &&
+    c.TALLY_FAULT_PAUSE_AT !== "after-claim" &&
+    movementsInEvent === 1 &&
+    PLAIN_KINDS.has(movement.kind) &&
+    !adapterFor(provider)?.confirm
+  );
+}
+
+/**
+ * Step 4 inside step 2's transaction, for the claims the pick-up inserted DONE
+ * (postableInPickUp): the claim's INSERT … ON CONFLICT DO NOTHING still decides who
+ * acts (a concurrent duplicate waits on its key, then finds it taken), and what is
+ * written is what the commit step writes (writePlain, the batch's balances), but claim,
+ * posting, DONE and receipt commit together. The commit step writes each claim twice
+ * (inserted CLAIMED, updated DONE) and each raw event twice (CLAIMED, then DONE), every
+ * write a new row version with an entry in each index, and commits twice per batch. A
+ * crash anywhere rolls the claims back with the rest: the events are still RECEIVED
+ * and on the queue, and the next pick-up takes them (no take-over, no attempt
+ * counted). Under a savepoint: if the write is refused, the claims go back to CLAIMED
+ * for the commit step, which finds the member at fault.
+ */
+export async function commitInPickUp(
+  tx: Tx,
+  claims: OwnedClaim[],
+): Promise<Map<bigint, { postingId: bigint; outboxId: bigint; woken: number }>> {
+  const posted = new Map<bigint, { postingId: bigint; outboxId: bigint; woken: number }>();
+  const members: Member[] = claims.filter((c) => c.claimedDone).map((claim) => ({ claim, movement: claim.movement! }));
+  if (members.length === 0) return posted;
+  const spans = traceCommit(members);
+  await tx.$executeRaw(Prisma.sql`SAVEPOINT commit_in_pickup`);
+  let written: Awaited<ReturnType<typeof writePlain>>;
+  try {
+    await lockPayments(tx, members);
+    const { accounts, hot } = await accountsOf(tx, members);
+    written = await writePlain(tx, members, accounts, true);
+    if (written.some((w) => w === null)) throw new Error("a claim inserted DONE was not written");
+    const net: Net = new Map();
+    for (const w of written) addLegsTo(net, w!.legs);
+    await pauseIfFaultAt("after-ledger-write");
+    await applyBalances(tx, net, hot);
+    // The checks deferred to COMMIT (a posting sums to zero) run now, under the savepoint:
+    // refused at the pick-up's COMMIT, they would take its claims and verdicts down with them.
+    await tx.$executeRaw(Prisma.sql`SET CONSTRAINTS ALL IMMEDIATE`);
+    await tx.$executeRaw(Prisma.sql`RELEASE SAVEPOINT commit_in_pickup`);
+  } catch (error) {
+    if (isDatabaseUnavailable(error)) throw error;
+    await tx.$executeRaw(Prisma.sql`ROLLBACK TO SAVEPOINT commit_in_pickup`);
+    await tx.$executeRaw(Prisma.sql`
+      UPDATE processed_events SET status = 'CLAIMED', done_at = NULL
+      WHERE id = ANY(${members.map((m) => m.claim.claimId.toString())}::bigint[]) AND status = 'DONE'`);
+    for (const m of members) m.claim.claimedDone = false;
+    spans?.end(members.map(() => ({ kind: "error", error: `left for the commit step: ${String(error)}` })));
+    return posted;
+  }
+  spans?.end(written.map((w) => ({ kind: "posted", postingId: w!.postingId, outboxId: w!.outboxId, woken: w!.woken })));
+  for (const [i, w] of written.entries())
+    posted.set(members[i]!.claim.claimId, { postingId: w!.postingId, outboxId: w!.outboxId, woken: w!.woken });
+  return posted;
+}
+
 /** The plain members' one statement failed; the batch is retried member by member. */
 class BulkFailed extends Error {
   constructor(readonly error: unknown) {
@@ -449,50 +519,67 @@ class BulkFailed extends Error {
  */
 const PLAIN_KINDS: ReadonlySet<string> = new Set(["PAYMENT", "PAYOUT", "FEE", "ADJUSTMENT"]);
 
+/**
+ * Every payment lock the members need, in one statement, sorted: two batches needing
+ * the same payments take them in the same order, so they wait rather than deadlock.
+ */
+async function lockPayments(tx: Tx, members: Member[]): Promise<void> {
+  const locks = [
+    ...new Set(
+      members.flatMap((m) => {
+        const ref = lockedPayment(m);
+        return ref === undefined ? [] : [paymentLockKey(m.claim.tenantId, m.claim.provider, ref)];
+      }),
+    ),
+  ].sort();
+  if (locks.length > 0)
+    await tx.$queryRaw(Prisma.sql`
+      SELECT count(pg_advisory_xact_lock(hashtextextended(k, 0)))::int AS n
+      FROM (SELECT k FROM unnest(${locks}::text[]) WITH ORDINALITY AS u(k, n) ORDER BY n) s`);
+}
+
+/**
+ * The accounts the members are known to need, created in one statement in a fixed
+ * order (for the same reason); their ids, and which of them are hot (clearing).
+ */
+async function accountsOf(tx: Tx, members: Member[]): Promise<{ accounts: Map<string, bigint>; hot: Set<bigint> }> {
+  const needed = new Map<string, { tenantId: string; code: string; kind: AccountKind }>();
+  for (const { claim, movement } of members) {
+    const clearing = clearingAccountCode(claim.provider);
+    needed.set(`${claim.tenantId}|${clearing}`, {
+      tenantId: claim.tenantId,
+      code: clearing,
+      kind: "PROVIDER_CLEARING",
+    });
+    const counter = counterAccount(claim.provider, movement);
+    if (counter) needed.set(`${claim.tenantId}|${counter.code}`, { tenantId: claim.tenantId, ...counter });
+  }
+  const accounts = await ensureAccounts(tx, [...needed.values()]);
+  const hot = new Set<bigint>(
+    [...needed.entries()].filter(([, a]) => a.kind === "PROVIDER_CLEARING").map(([k]) => accounts.get(k)!),
+  );
+  return { accounts, hot };
+}
+
+/** Adds legs to a batch's balance changes. */
+function addLegsTo(net: Net, legs: Leg[]): void {
+  for (const l of legs) {
+    const k = `${l.accountId}|${l.currency}`;
+    const cur = net.get(k);
+    if (cur) cur.amount += l.amount;
+    else net.set(k, { ...l });
+  }
+}
+
 async function writeBatchOnce(members: Member[], bulk: boolean): Promise<Decided[]> {
   return prisma.$transaction(
     async (tx) => {
-      // Every payment lock the batch needs, in one statement, sorted: two batches needing
-      // the same payments take them in the same order, so they wait rather than deadlock.
-      const locks = [
-        ...new Set(
-          members.flatMap((m) => {
-            const ref = lockedPayment(m);
-            return ref === undefined ? [] : [paymentLockKey(m.claim.tenantId, m.claim.provider, ref)];
-          }),
-        ),
-      ].sort();
-      if (locks.length > 0)
-        await tx.$queryRaw(Prisma.sql`
-          SELECT count(pg_advisory_xact_lock(hashtextextended(k, 0)))::int AS n
-          FROM (SELECT k FROM unnest(${locks}::text[]) WITH ORDINALITY AS u(k, n) ORDER BY n) s`);
-      // Accounts the batch knows it needs, created in one statement in a fixed order for the same reason.
-      const needed = new Map<string, { tenantId: string; code: string; kind: AccountKind }>();
-      for (const { claim, movement } of members) {
-        const clearing = clearingAccountCode(claim.provider);
-        needed.set(`${claim.tenantId}|${clearing}`, {
-          tenantId: claim.tenantId,
-          code: clearing,
-          kind: "PROVIDER_CLEARING",
-        });
-        const counter = counterAccount(claim.provider, movement);
-        if (counter) needed.set(`${claim.tenantId}|${counter.code}`, { tenantId: claim.tenantId, ...counter });
-      }
+      await lockPayments(tx, members);
       // Ids of this transaction's accounts, reused by its members.
-      const accounts = await ensureAccounts(tx, [...needed.values()]);
-      const hot = new Set<bigint>(
-        [...needed.entries()].filter(([, a]) => a.kind === "PROVIDER_CLEARING").map(([k]) => accounts.get(k)!),
-      );
+      const { accounts, hot } = await accountsOf(tx, members);
 
       const net: Net = new Map();
-      const addLegs = (legs: Leg[]) => {
-        for (const l of legs) {
-          const k = `${l.accountId}|${l.currency}`;
-          const cur = net.get(k);
-          if (cur) cur.amount += l.amount;
-          else net.set(k, { ...l });
-        }
-      };
+      const addLegs = (legs: Leg[]) => addLegsTo(net, legs);
       const decided: Decided[] = Array(members.length);
       // Plain members first (payments and payouts among them, so a refund in the batch finds its payment posted).
       const plain = bulk ? [...members.keys()].filter((i) => PLAIN_KINDS.has(members[i]!.movement.kind)) : [];
@@ -711,6 +798,8 @@ async function writePlain(
   tx: Tx,
   members: Member[],
   accounts: Map<string, bigint>,
+  /** In the pick-up's transaction (commitInPickUp): the claims were inserted DONE, and the pick-up records its raw events' outcome. */
+  inPickUp = false,
 ): Promise<({ postingId: bigint; outboxId: bigint; woken: number; legs: Leg[] } | null)[]> {
   const rows = members.map(({ claim, movement, receiptTraceParent }) => {
     const counter = counterAccount(claim.provider, movement)!;
@@ -741,10 +830,14 @@ async function writePlain(
         ${col((r) => r.legs[0]!.accountId.toString())}::bigint[], ${col((r) => r.legs[1]!.accountId.toString())}::bigint[],
         ${col((r) => r.legs[0]!.amount.toString())}::bigint[], ${col((r) => r.legs[0]!.currency)}::text[])
       WITH ORDINALITY AS u(claim_id, version, tenant_id, provider, kind, reference, description, occurred_at, raw_event_id, alone, payload, trace_parent, clearing_id, counter_id, amount, currency, n)),
-    fence AS (
+    fence AS (${
+      inPickUp
+        ? Prisma.sql`SELECT claim_id AS id FROM m`
+        : Prisma.sql`
       UPDATE processed_events p SET status = 'DONE', done_at = now(), last_error = NULL, retry_at = NULL, waiting_for = NULL, provider_wait_since = NULL
       FROM m WHERE p.id = m.claim_id AND p.claim_version = m.version AND p.status = 'CLAIMED' AND p.claimed_at IS NOT NULL
-      RETURNING p.id),
+      RETURNING p.id`
+    }),
     mine AS MATERIALIZED (SELECT m.* FROM m WHERE m.claim_id IN (SELECT id FROM fence)),
     posting AS (
       INSERT INTO postings (id, tenant_id, kind, processed_event_id, provider, provider_reference, description, occurred_at)
@@ -755,7 +848,7 @@ async function writePlain(
       UNION ALL SELECT posting_id, counter_id, -amount, currency FROM mine),
     raw AS (
       UPDATE raw_events r SET status = 'DONE', processed_at = now()
-      FROM mine WHERE mine.alone AND r.id = mine.raw_event_id AND r.status = 'CLAIMED'
+      FROM mine WHERE ${!inPickUp} AND mine.alone AND r.id = mine.raw_event_id AND r.status = 'CLAIMED'
         -- The ids again as an array: the join alone cannot prune raw_events to its months.
         AND r.id = ANY(${col((r) => r.claim.rawEventId.toString())}::bigint[])),
     outbox AS (

@@ -72,14 +72,62 @@ const sweeping = { TALLY_STALE_CLAIM_MS: String(STALE_MS), TALLY_SWEEP_INTERVAL_
 const noSweep = { TALLY_STALE_CLAIM_MS: "3600000", TALLY_SWEEP_INTERVAL_MS: "3600000" };
 const TAKE_OVER_WITHIN_MS = 3000; // a 100 ms poll, plus a commit on a loaded machine
 
+// Payments are posted in the pick-up's own transaction (commitInPickUp); these tests
+// stand the worker between a committed claim and its commit, the path every refund,
+// dispute, released claim and confirmed provider takes, so they turn that off.
+const commitStep = { TALLY_WORKER_COMMIT_IN_PICKUP: "0" };
+
 describe("a worker killed mid-flight", () => {
+  it("inside the pick-up that claims and posts leaves nothing, not even the claim: the next pick-up posts it once, with no take-over", async () => {
+    const references = Array.from({ length: 6 }, (_, i) => `pi_inpickup_${Date.now()}_${i}`);
+    for (const [i, reference] of references.entries())
+      expect(
+        (
+          await deliver(
+            stripeRequest(tenant, aStripePayment({ reference, amount: 300n + BigInt(i), account: reference })),
+          )
+        ).status,
+      ).toBe(200);
+    const doomed = worker({ TALLY_FAULT_PAUSE_AT: "after-ledger-write", ...noSweep });
+    await doomed.waitFor("fault.paused");
+    const rescuer = worker(noSweep);
+    await rescuer.waitFor("worker.ready");
+    // Paused before COMMIT: its claims, postings and DONE marks are not visible; the events
+    // are locked by the doomed pick-up (SKIP LOCKED), so the rescuer cannot take them yet.
+    for (const reference of references)
+      expect(await state(reference)).toMatchObject({ claim: null, postings: 0, outbox: 0, balance: 0n });
+    await doomed.kill("SIGKILL");
+    const done = await until(
+      "every posting",
+      async () => {
+        for (const r of references) if ((await state(r)).postings !== 1) return false;
+        return true;
+      },
+      20_000,
+    );
+    expect(done.ms).toBeLessThan(TAKE_OVER_WITHIN_MS);
+    for (const [i, reference] of references.entries()) {
+      const s = await state(reference);
+      expect(s).toMatchObject({ postings: 1, entries: 2, outbox: 1, balance: -(300n + BigInt(i)) });
+      // The rescuer's own claim, won fresh: nothing to take over, no attempt spent by the kill.
+      expect(s.claim).toMatchObject({ status: "DONE", claimVersion: 1, attempts: 1 });
+      const raw = await prisma.rawEvent.findFirst({
+        where: { tenantId: tenant.id, movementReferences: { has: reference } },
+      });
+      expect(raw).toMatchObject({ status: "DONE", attempts: 1 });
+    }
+    expect(rescuer.lines.map((l) => l.event)).not.toContain("claims.taken_over");
+    for (const reference of references)
+      await until(`the receipt of ${reference}`, async () => receiptsFor(reference).length === 1, 10_000);
+  });
+
   it("between the ledger write and the commit leaves nothing written; a live worker takes the claim over at once, without the sweep", async () => {
     const reference = `pi_crash_${Date.now()}`;
     expect(
       (await deliver(stripeRequest(tenant, aStripePayment({ reference, amount: 1999n, account: reference })))).status,
     ).toBe(200);
 
-    const doomed = worker({ TALLY_FAULT_PAUSE_AT: "after-ledger-write", ...noSweep });
+    const doomed = worker({ TALLY_FAULT_PAUSE_AT: "after-ledger-write", ...noSweep, ...commitStep });
     await doomed.waitFor("fault.paused");
     const rescuer = worker(noSweep);
     await rescuer.waitFor("worker.ready");
@@ -128,7 +176,7 @@ describe("a worker killed mid-flight", () => {
           )
         ).status,
       ).toBe(200);
-    const doomed = worker({ TALLY_FAULT_PAUSE_AT: "after-ledger-write", ...noSweep });
+    const doomed = worker({ TALLY_FAULT_PAUSE_AT: "after-ledger-write", ...noSweep, ...commitStep });
     await doomed.waitFor("fault.paused");
     const rescuer = worker(noSweep);
     await rescuer.waitFor("worker.ready");

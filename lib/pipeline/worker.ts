@@ -6,7 +6,7 @@ import pg from "pg";
 import { ACK_PRESSURE_CHANNEL, AckYield } from "@/lib/pipeline/ack-pressure";
 import { pickUpReceived, type PickUpResult, takeReleasedClaims, type OwnedClaim } from "@/lib/pipeline/claim";
 import { releaseClaim, retryDelayMs } from "@/lib/pipeline/claim-state";
-import { type BatchOutcome, commitBatch } from "@/lib/pipeline/commit";
+import { type BatchOutcome, commitBatch, commitInPickUp, postableInPickUp } from "@/lib/pipeline/commit";
 import { config } from "@/lib/platform/config";
 import { pauseIfFaultAt } from "@/lib/pipeline/fault";
 import { databaseUrl, isDatabaseUnavailable } from "@/lib/platform/db";
@@ -20,7 +20,7 @@ import { runDueReconciliations } from "@/lib/recon/schedule";
 import { holdClaims } from "@/lib/pipeline/holder";
 import { maintainRawEvents } from "@/lib/pipeline/retention";
 import { sweepStaleClaims } from "@/lib/pipeline/sweep";
-import { CLAIMS_CHANNEL, OUTBOX_CHANNEL, RAW_EVENTS_CHANNEL } from "@/lib/pipeline/wake";
+import { CLAIMS_CHANNEL, OUTBOX_CHANNEL, RAW_EVENTS_CHANNEL, wake } from "@/lib/pipeline/wake";
 import { workerMetrics } from "@/lib/pipeline/worker-metrics";
 import { jsonLog, type Log } from "@/lib/platform/log";
 import { endSpan, spanIn, traceIdsOf, traceparentOf, tracingOn } from "@/lib/platform/tracing";
@@ -158,25 +158,41 @@ async function commitAll(claims: OwnedClaim[], log: Log): Promise<void> {
 
 /**
  * With tracing on: one event.pickup span per event taken, in the trace its
- * acknowledgement began, saying what became of it; its claims' commits continue from it.
+ * acknowledgement began, saying what became of it; its claims' commits continue from
+ * it. Claims posted inside the pick-up (commitInPickUp) need their event's span before
+ * the pick-up ends: `open` starts it then, `end` finishes every event's.
  */
-function tracePickUp(picked: PickUpResult, startTime: number): void {
-  if (!tracingOn()) return;
-  for (const e of picked.events) {
-    const span = spanIn(e.traceParent, "event.pickup", {
+function pickUpTracer(startTime: number) {
+  const open = new Map<bigint, NonNullable<ReturnType<typeof spanIn>>>();
+  const start = (rawEventId: bigint, provider: string, traceParent: string | null) => {
+    const span = spanIn(traceParent, "event.pickup", {
       startTime,
-      attributes: {
-        "tally.raw_event.id": e.rawEventId.toString(),
-        "tally.provider": e.provider,
-        "tally.outcome": e.status,
-        "tally.batch.size": picked.picked,
-      },
+      attributes: { "tally.raw_event.id": rawEventId.toString(), "tally.provider": provider },
     });
-    if (!span) continue;
-    const context = traceparentOf(span);
-    for (const claim of picked.claims) if (claim.rawEventId === e.rawEventId) claim.traceParent = context;
-    endSpan(span, e.status === "FAILED" ? "the body did not parse" : undefined);
-  }
+    if (span) open.set(rawEventId, span);
+    return span;
+  };
+  return {
+    /** Before claims are posted in the pick-up: each continues from its event's span. */
+    open(claims: OwnedClaim[]): void {
+      if (!tracingOn()) return;
+      for (const claim of claims) {
+        const span = open.get(claim.rawEventId) ?? start(claim.rawEventId, claim.provider, claim.traceParent ?? null);
+        if (span) claim.traceParent = traceparentOf(span);
+      }
+    },
+    end(picked: PickUpResult): void {
+      if (!tracingOn()) return;
+      for (const e of picked.events) {
+        const span = open.get(e.rawEventId) ?? start(e.rawEventId, e.provider, e.traceParent);
+        if (!span) continue;
+        span.setAttributes({ "tally.outcome": e.status, "tally.batch.size": picked.picked });
+        const context = traceparentOf(span);
+        for (const claim of picked.claims) if (claim.rawEventId === e.rawEventId) claim.traceParent = context;
+        endSpan(span, e.status === "FAILED" ? "the body did not parse" : undefined);
+      }
+    },
+  };
 }
 
 /** Released claims taken per pass (see processOnce); the batch size it had before batches grew to 250. */
@@ -198,10 +214,24 @@ export async function processOnce(log: Log = jsonLog): Promise<number> {
     log("claims.taken_over", { claims: takenOver.map((c) => c.claimId), reason: "holder gone" });
   }
   await commitAll(released, log);
-  const pickUpStarted = Date.now();
-  const picked = await pickUpReceived();
-  tracePickUp(picked, pickUpStarted);
+  const tracer = pickUpTracer(Date.now());
+  const picked = await pickUpReceived(config().TALLY_WORKER_BATCH, {
+    postable: postableInPickUp,
+    commit: (tx, claims) => {
+      tracer.open(claims.filter((c) => c.claimedDone));
+      return commitInPickUp(tx, claims);
+    },
+  });
+  tracer.end(picked);
   work += picked.picked;
+  if (picked.posted.length > 0) {
+    wake(OUTBOX_CHANNEL);
+    if (picked.posted.some((p) => p.woken > 0)) wake(CLAIMS_CHANNEL);
+    for (const { claim } of picked.posted) {
+      m.processed.inc({ provider: claim.provider });
+      if (claim.receivedAt) m.endToEnd.observe((Date.now() - claim.receivedAt.getTime()) / 1000);
+    }
+  }
   if (picked.claims.length > 0) await pauseIfFaultAt("after-claim");
   if (picked.duplicates) m.duplicates.inc(picked.duplicates);
   if (picked.conflicts) log("pickup.conflicts", { conflicts: picked.conflicts });

@@ -110,6 +110,13 @@ const schema = z
     /// backend works, another parses and builds its batch. bench:worker, 20,000 queued, batches of
     /// 250: 1 loop ~1,730 movements/s, 2 loops ~2,300, 3 ~3,070 (taking more CPU from the web process).
     TALLY_WORKER_LOOPS: z.coerce.number().int().min(1).max(16).default(2),
+    /// Post plain movements (payments, payouts, fees, adjustments alone in their event, of a
+    /// provider not asked to confirm them) in the pick-up's transaction, with their claim
+    /// (lib/pipeline/commit.ts, commitInPickUp). 0: every claim goes through the commit step.
+    TALLY_WORKER_COMMIT_IN_PICKUP: z
+      .enum(["0", "1", "true", "false"])
+      .default("1")
+      .transform((v) => v === "1" || v === "true"),
     /// Claims of a batch prepared side by side (parsed again, confirmed with the provider) before their one transaction.
     TALLY_WORKER_COMMIT_CONCURRENCY: int(4),
     /// The acknowledgement wins the CPU (lib/pipeline/ack-pressure.ts): the worker's scheduling

@@ -99,7 +99,8 @@ describe("tracing", () => {
     expect(parentOf(pickup)).toBe(ack.spanContext().spanId);
     expect(parentOf(commit)).toBe(pickup.spanContext().spanId);
     expect(parentOf(delivery)).toBe(commit.spanContext().spanId);
-    expect(pickup.attributes["tally.outcome"]).toBe("CLAIMED");
+    // A payment is posted in its pick-up's transaction (commitInPickUp): the event is DONE there.
+    expect(pickup.attributes["tally.outcome"]).toBe("DONE");
     expect(commit.attributes["tally.outcome"]).toBe("posted");
 
     // The batch's transaction is its own trace, linked both ways to the member's commit.
@@ -129,7 +130,7 @@ describe("tracing", () => {
       "(not a W3C traceparent)",
     ]);
     const pickups = exporter.getFinishedSpans().filter((s) => s.name === "event.pickup");
-    expect(pickups.map((s) => s.attributes["tally.outcome"]).sort()).toEqual(["CLAIMED", "DUPLICATE"]);
+    expect(pickups.map((s) => s.attributes["tally.outcome"]).sort()).toEqual(["DONE", "DUPLICATE"]);
     // Each pick-up continues its own delivery's trace.
     expect(new Set(pickups.map((s) => s.spanContext().traceId))).toEqual(
       new Set(acks.map((s) => s.spanContext().traceId)),
