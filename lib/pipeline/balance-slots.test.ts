@@ -1,8 +1,9 @@
-// A hot balance (a tenant's clearing account) is spread over BALANCE_SLOTS rows so that
-// transactions committing at once do not wait for each other on one row: each takes a
-// slot no other open transaction holds (applyBalances). The slot of the backend
-// (pid % BALANCE_SLOTS), as it was, put two connections whose pids agree modulo 16 on
-// one row for as long as they lived; the test finds such a pair and holds both open.
+// A balance is spread over BALANCE_SLOTS rows so that transactions committing at once
+// do not wait for each other on one row: each takes a slot no other open transaction
+// holds (applyBalances). The slot of the backend (pid % BALANCE_SLOTS), as the clearing
+// balance had it, put two connections whose pids agree modulo 16 on one row for as long
+// as they lived, and a customer's balance was one row; the test finds such a pair of
+// connections and holds both transactions open.
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { balancesSql, type Net } from "@/lib/pipeline/commit";
@@ -33,15 +34,23 @@ async function collidingPair(): Promise<[pg.Client, pg.Client]> {
 }
 
 describe("hot balance slots", () => {
-  it("two transactions writing one hot balance at once, on backends the old pid slot put on one row, do not wait for each other", async () => {
+  it("two transactions writing one clearing balance and one customer's at once, on backends the old pid slot put on one row, do not wait for each other", async () => {
     const code = `clearing:slots_${Date.now()}`;
+    const customerCode = `customer:slots_${Date.now()}`;
     const ids = await prisma.$transaction((tx) =>
-      ensureAccounts(tx, [{ tenantId: tenant.id, code, kind: "PROVIDER_CLEARING" }]),
+      ensureAccounts(tx, [
+        { tenantId: tenant.id, code, kind: "PROVIDER_CLEARING" },
+        { tenantId: tenant.id, code: customerCode, kind: "CUSTOMER" },
+      ]),
     );
     const accountId = ids.get(`${tenant.id}|${code}`)!;
+    const customerId = ids.get(`${tenant.id}|${customerCode}`)!;
     const write = async (c: pg.Client, amount: bigint) => {
-      const net: Net = new Map([["k", { accountId, currency: "USD", amount }]]);
-      const sql = balancesSql(net, new Set([accountId]))!;
+      const net: Net = new Map([
+        ["c", { accountId, currency: "USD", amount }],
+        ["u", { accountId: customerId, currency: "USD", amount: -amount }],
+      ]);
+      const sql = balancesSql(net)!;
       await c.query(sql.text, sql.values as unknown[]);
     };
     const [a, b] = await collidingPair();
@@ -54,9 +63,15 @@ describe("hot balance slots", () => {
     await b.query("COMMIT");
     await a.query("COMMIT");
     expect(await balanceOf(tenant.id, code, "USD")).toBe(123n);
-    const { rows } = await a.query<{ n: string }>("SELECT count(*) AS n FROM balances WHERE account_id = $1", [
-      accountId.toString(),
-    ]);
-    expect(Number(rows[0]!.n)).toBe(2);
+    expect(await balanceOf(tenant.id, customerCode, "USD")).toBe(-123n);
+    const { rows } = await a.query<{ slots: number[] }>(
+      "SELECT array_agg(slot ORDER BY slot) AS slots FROM balances WHERE account_id = ANY($1::bigint[]) GROUP BY account_id",
+      [[accountId.toString(), customerId.toString()]],
+    );
+    // One row per transaction for each account, in the slot that transaction held for both
+    // (the lowest free: 0 and 1, unless another test's commit held one at that moment).
+    expect(rows).toHaveLength(2);
+    expect(rows[0]!.slots).toHaveLength(2);
+    expect(rows[1]!.slots).toEqual(rows[0]!.slots);
   });
 });
