@@ -4,6 +4,7 @@
 //
 //   RECEIVED raw event ──parse──► IGNORED | FAILED
 //                        └─claim─► CLAIMED (won ≥ 1 key) ──commit──► DONE
+//                                  DONE      (a plain movement claimed and posted in one transaction: commitInPickUp)
 //                                  DUPLICATE (every key already claimed, with the same money)
 //                                  CONFLICT  (a key already claimed with other money: never posted, a case)
 import { config } from "@/lib/platform/config";
